@@ -1,0 +1,169 @@
+// adaptor: a chain of stages, each a set of transforms that maps the upper (top) index of the stage
+// to its lower index. Each transform in a stage is bound to the ids of the lower dimensions it
+// produces and the upper dimensions it consumes; the ids are compile-time and checked to form a
+// partition, so a chain that drops or duplicates a dimension does not compile.
+#pragma once
+#include <utility>
+#include "dsl/array.hpp"
+#include "dsl/tuple.hpp"
+
+namespace tg {
+template <int... I>
+using seq = std::integer_sequence<int, I...>;
+
+namespace detail {
+template <int... I, int N>
+TG_FN multi_index<sizeof...(I)> pick(const multi_index<N>& a, seq<I...>) { return {{a[I]...}}; }
+template <int... I, int N, int M>
+TG_FN void place(multi_index<N>& a, const multi_index<M>& v, seq<I...>) {
+  int k = 0;
+  ((a[I] = v[k++]), ...);
+  (void)k; (void)v;
+}
+// True when the ids of all bound transforms together are exactly 0..n-1, each once.
+template <int N, class... Seqs>
+constexpr bool is_partition() {
+  int count[N > 0 ? N : 1] = {};
+  bool ok = true;
+  auto mark = [&](auto s) {
+    [&]<int... I>(seq<I...>) { ((I >= 0 && I < N ? ++count[I] : (ok = false, 0)), ...); }(s);
+  };
+  (mark(Seqs{}), ...);
+  for (int i = 0; i < N; ++i) ok = ok && count[i] == 1;
+  return ok;
+}
+}  // namespace detail
+
+// A transform with the lower and upper dimension ids it connects inside its stage.
+template <class T, class LowIds, class UpIds>
+struct bound {
+  static_assert(static_cast<int>(LowIds::size()) == T::n_lower, "transform: wrong number of lower ids");
+  static_assert(static_cast<int>(UpIds::size()) == T::n_upper, "transform: wrong number of upper ids");
+  T t;
+};
+
+template <class... Bounds>
+struct stage_of;
+
+template <class... T, class... L, class... U>
+struct stage_of<bound<T, L, U>...> {
+  static constexpr int n_upper = (0 + ... + T::n_upper);
+  static constexpr int n_lower = (0 + ... + T::n_lower);
+  static constexpr bool always_valid = (true && ... && T::always_valid);
+  static_assert(detail::is_partition<n_upper, U...>(), "stage: upper ids must be 0..n-1, each once");
+  static_assert(detail::is_partition<n_lower, L...>(), "stage: lower ids must cover each lower dimension once");
+  tuple<bound<T, L, U>...> parts;
+
+  TG_FN multi_index<n_upper> upper_lengths() const {
+    multi_index<n_upper> r{};
+    static_for<sizeof...(T)>([&](auto i) {
+      auto& b = get<i>(parts);
+      detail::place(r, b.t.upper_lengths(), up_ids(b));
+    });
+    return r;
+  }
+  TG_FN multi_index<n_lower> lower(const multi_index<n_upper>& up) const {
+    multi_index<n_lower> r{};
+    static_for<sizeof...(T)>([&](auto i) {
+      auto& b = get<i>(parts);
+      detail::place(r, b.t.lower(detail::pick(up, up_ids(b))), low_ids(b));
+    });
+    return r;
+  }
+  TG_FN bool is_valid(const multi_index<n_upper>& up) const {
+    bool ok = true;
+    static_for<sizeof...(T)>([&](auto i) {
+      auto& b = get<i>(parts);
+      if constexpr (!std::remove_reference_t<decltype(b.t)>::always_valid) ok = ok && b.t.is_valid(detail::pick(up, up_ids(b)));
+    });
+    return ok;
+  }
+  TG_FN multi_index<n_lower> lower_step(const multi_index<n_upper>& d, const multi_index<n_lower>& low_old,
+                                        const multi_index<n_upper>& up_new) const {
+    multi_index<n_lower> r{};
+    static_for<sizeof...(T)>([&](auto i) {
+      auto& b = get<i>(parts);
+      detail::place(r, b.t.lower_step(detail::pick(d, up_ids(b)), detail::pick(low_old, low_ids(b)), detail::pick(up_new, up_ids(b))),
+                    low_ids(b));
+    });
+    return r;
+  }
+
+ private:
+  template <class TT, class LL, class UU>
+  static constexpr UU up_ids(const bound<TT, LL, UU>&) { return {}; }
+  template <class TT, class LL, class UU>
+  static constexpr LL low_ids(const bound<TT, LL, UU>&) { return {}; }
+};
+
+// Stages are stored top first: stages[0] consumes the top index, the last one yields the bottom.
+template <class... Stages>
+struct adaptor {
+  static constexpr int n_stages = sizeof...(Stages);
+  using stage_list = tuple<Stages...>;
+  stage_list stages;
+
+  template <int S>
+  using stage_t = std::remove_cv_t<std::remove_reference_t<decltype(get<S>(std::declval<stage_list>()))>>;
+  static constexpr int n_top = stage_t<0>::n_upper;
+  static constexpr int n_bottom = stage_t<n_stages - 1>::n_lower;
+  static constexpr bool always_valid = (true && ... && Stages::always_valid);
+
+  // Level l is the index above stage l (level 0 = top, level n_stages = bottom).
+  template <int L>
+  static constexpr int level_size() {
+    if constexpr (L == 0) return n_top; else return stage_t<L - 1>::n_lower;
+  }
+  template <int L>
+  static constexpr int level_offset() {
+    if constexpr (L == 0) return 0; else return level_offset<L - 1>() + level_size<L - 1>();
+  }
+  static constexpr int n_hidden = level_offset<n_stages>() + n_bottom;
+
+  TG_FN multi_index<n_top> top_lengths() const { return get<0>(stages).upper_lengths(); }
+  TG_FN index_t top_length(int i) const { return top_lengths()[i]; }
+
+  TG_FN multi_index<n_bottom> bottom(const multi_index<n_top>& top) const {
+    return descend<0>(top);
+  }
+  TG_FN bool is_valid(const multi_index<n_top>& top) const {
+    if constexpr (always_valid) { return true; } else { bool ok = true; check<0>(top, ok); return ok; }
+  }
+
+ private:
+  template <int S, int N>
+  TG_FN multi_index<n_bottom> descend(const multi_index<N>& up) const {
+    auto low = get<S>(stages).lower(up);
+    if constexpr (S + 1 == n_stages) return low; else return descend<S + 1>(low);
+  }
+  template <int S, int N>
+  TG_FN void check(const multi_index<N>& up, bool& ok) const {
+    const auto& st = get<S>(stages);
+    if constexpr (!std::remove_reference_t<decltype(st)>::always_valid) ok = ok && st.is_valid(up);
+    if constexpr (S + 1 < n_stages) check<S + 1>(st.lower(up), ok);
+  }
+};
+
+// Binds transforms to dimension ids: stage_of(make_tuple(t...), make_tuple(seq<low>...), make_tuple(seq<up>...)).
+template <class... T, class... L, class... U>
+TG_FN auto make_stage(tuple<T...> ts, tuple<L...>, tuple<U...>) {
+  static_assert(sizeof...(T) == sizeof...(L) && sizeof...(T) == sizeof...(U), "one id list per transform");
+  using S = stage_of<bound<T, L, U>...>;
+  S s{};
+  static_for<sizeof...(T)>([&](auto i) { get<i>(s.parts).t = get<i>(ts); });
+  return s;
+}
+
+// Puts a new stage on top of an adaptor: its lower ids name the adaptor's current top dimensions.
+template <class... Stages, class NewStage>
+TG_FN auto stack(const adaptor<Stages...>& a, const NewStage& s) {
+  static_assert(NewStage::n_lower == adaptor<Stages...>::n_top, "transform: the lower ids must name every top dimension of the descriptor once");
+  adaptor<NewStage, Stages...> r{};
+  get<0>(r.stages) = s;
+  static_for<sizeof...(Stages)>([&](auto i) { get<decltype(i)::value + 1>(r.stages) = get<i>(a.stages); });
+  return r;
+}
+
+template <class Stage>
+TG_FN adaptor<Stage> make_adaptor(const Stage& s) { adaptor<Stage> r{}; get<0>(r.stages) = s; return r; }
+}  // namespace tg

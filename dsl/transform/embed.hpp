@@ -1,0 +1,30 @@
+// embed: N upper dimensions to one lower, lower = sum(up[i] * coef[i]). Coefficients are any
+// integers, negative included. A naive (strided) tensor and a sliding window are embeds.
+#pragma once
+#include "dsl/array.hpp"
+#include "dsl/tuple.hpp"
+
+namespace tg {
+template <class Lengths, class Coefs>
+struct embed {
+  static constexpr int n_upper = tuple_size_v<Lengths>, n_lower = 1;
+  static_assert(tuple_size_v<Coefs> == n_upper, "embed: one coefficient per upper dimension");
+  static constexpr bool always_valid = true;
+  Lengths lengths;
+  Coefs coefs;
+  TG_FN multi_index<n_upper> upper_lengths() const {
+    multi_index<n_upper> r{};
+    static_for<n_upper>([&](auto i) { r[i] = as_index(get<i>(lengths)); });
+    return r;
+  }
+  TG_FN multi_index<1> lower(const multi_index<n_upper>& up) const {
+    index_t l = 0;
+    static_for<n_upper>([&](auto i) { l += up[i] * as_index(get<i>(coefs)); });
+    return {{l}};
+  }
+  TG_FN bool is_valid(const multi_index<n_upper>&) const { return true; }
+  TG_FN multi_index<1> lower_step(const multi_index<n_upper>& d, const multi_index<1>&, const multi_index<n_upper>&) const { return lower(d); }
+};
+template <class Lengths, class Coefs>
+embed(Lengths, Coefs) -> embed<Lengths, Coefs>;
+}  // namespace tg

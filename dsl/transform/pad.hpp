@@ -1,0 +1,22 @@
+// pad: extends a dimension of length `len` by `left` and `right` positions; lower = upper - left.
+// Positions in the padding are invalid (a load reads zero / the identity, a store is skipped).
+#pragma once
+#include "dsl/array.hpp"
+#include "dsl/number.hpp"
+
+namespace tg {
+template <class Len = index_t, class Left = index_t, class Right = index_t>
+struct pad {
+  static constexpr int n_upper = 1, n_lower = 1;
+  static constexpr bool always_valid = false;
+  Len len;
+  Left left;
+  Right right;
+  TG_FN multi_index<1> upper_lengths() const { return {{as_index(len) + as_index(left) + as_index(right)}}; }
+  TG_FN multi_index<1> lower(const multi_index<1>& up) const { return {{up[0] - as_index(left)}}; }
+  TG_FN bool is_valid(const multi_index<1>& up) const { return up[0] >= as_index(left) && up[0] < as_index(left) + as_index(len); }
+  TG_FN multi_index<1> lower_step(const multi_index<1>& d, const multi_index<1>&, const multi_index<1>&) const { return d; }
+};
+template <class Len, class Left, class Right>
+pad(Len, Left, Right) -> pad<Len, Left, Right>;
+}  // namespace tg
