@@ -30,6 +30,12 @@ TG_FN descriptor<A> make_descriptor(const A& a, index_t element_space) { return 
 template <int N>
 using iota = std::make_integer_sequence<int, N>;
 
+template <int>
+using index_at = index_t;
+// A run-time multi-index as a tuple of index_t (the form transforms take their lengths in).
+template <int N, int... I>
+TG_FN tuple<index_at<I>...> as_tuple(const multi_index<N>& m, seq<I...>) { return tuple<index_at<I>...>(m[I]...); }
+
 // lengths and strides: tuples whose entries are index_t or number<N>.
 template <class Lengths, class Strides>
 TG_FN auto make_naive_descriptor(Lengths lengths, Strides strides) {
@@ -66,4 +72,17 @@ TG_FN auto reorder_impl(const descriptor<A>& d, seq<Order...>, seq<I...>) {
 }
 template <class A, int... Order>
 TG_FN auto reorder(const descriptor<A>& d, seq<Order...> o) { return reorder_impl(d, o, iota<sizeof...(Order)>{}); }
+}  // namespace tg
+
+namespace tg {
+// A packed tensor whose logical dimensions (in the order the op program uses) are stored in another
+// physical order: order[0] is the slowest-varying logical dimension in memory. This is how a layout
+// (NCHW, NHWC, GNHWC...) becomes strides, and why op programs never mention a layout again.
+template <int N>
+TG_FN auto make_ordered_descriptor(const multi_index<N>& lengths, const array<int, N>& order) {
+  multi_index<N> strides{};
+  index_t s = 1;
+  for (int p = N - 1; p >= 0; --p) { strides[order[p]] = s; s *= lengths[order[p]]; }
+  return make_naive_descriptor(as_tuple(lengths, iota<N>{}), as_tuple(strides, iota<N>{}));
+}
 }  // namespace tg

@@ -1,0 +1,15 @@
+# AMD: Debian's ROCm 5.2 (clang 15). CMake's HIP language cannot find Debian's layout, so AMD code
+# objects are made by custom commands that call clang++-15 -x hip directly (see docs/amd.md).
+set(TG_HAVE_AMD OFF)
+set(TG_AMD_TARGETS gfx908 gfx90a gfx940 CACHE STRING "AMD targets")
+if(TG_ENABLE_AMD)
+  find_program(TG_HIP_CLANG NAMES clang++-15)
+  find_path(TG_HIP_INCLUDE hip/hip_runtime.h PATHS /usr/include)
+  find_path(TG_ROCM_BITCODE ockl.bc PATHS /usr/lib/x86_64-linux-gnu/amdgcn/bitcode /opt/rocm/amdgcn/bitcode)
+  if(TG_HIP_CLANG AND TG_HIP_INCLUDE AND TG_ROCM_BITCODE)
+    set(TG_HAVE_AMD ON)
+    message(STATUS "tilegrad: AMD targets ON (${TG_HIP_CLANG}, ${TG_AMD_TARGETS})")
+  else()
+    message(STATUS "tilegrad: HIP toolchain not found (clang++-15, hip/hip_runtime.h, ROCm bitcode), AMD targets OFF")
+  endif()
+endif()

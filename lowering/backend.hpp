@@ -1,0 +1,14 @@
+// Backends an op program runs on. A pipeline call `gemm(backend, ...)` picks the host loop nest or
+// the GPU kernel by overload; op programs are templates over the backend and never see either.
+#pragma once
+#include <vector>
+#include "dsl/config.hpp"
+
+namespace tg {
+// Executes every pipeline serially on the CPU, through the same descriptors the kernels use.
+struct host_backend {
+  static constexpr const char* name = "host";
+  template <class T>
+  std::vector<T> scratch(index_t n) const { return std::vector<T>(static_cast<std::size_t>(n)); }
+};
+}  // namespace tg

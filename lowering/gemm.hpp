@@ -1,0 +1,47 @@
+// Implicit GEMM over descriptor views: C[g, m, n] = epilogue(sum_k A[g, m, k] * B[g, n, k]).
+// A, B, C are tensor_views of any chain (im2col, col2im classes, plain matrices), so convolutions
+// are GEMMs without materialised matrices. A batch is one or more GEMMs whose views share a type
+// (the col2im classes), all run by one launch.
+#pragma once
+#include "dsl/tensor_view.hpp"
+
+namespace tg {
+template <class A, class B, class C>
+struct gemm_views {
+  A a;  // [G, M, K]
+  B b;  // [G, N, K]
+  C c;  // [G, M, N]
+  TG_FN index_t groups() const { return a.desc.length(0); }
+  TG_FN index_t m() const { return a.desc.length(1); }
+  TG_FN index_t n() const { return b.desc.length(1); }
+  TG_FN index_t k() const { return a.desc.length(2); }
+};
+template <class A, class B, class C>
+TG_FN gemm_views<A, B, C> make_gemm_views(A a, B b, C c) { return {a, b, c}; }
+
+// A batch of one GEMM.
+template <class Views>
+struct single_gemm {
+  Views v;
+  TG_FN index_t count() const { return 1; }
+  TG_FN Views views(index_t) const { return v; }
+};
+template <class Views>
+TG_FN single_gemm<Views> single(Views v) { return {v}; }
+
+enum class epilogue_op { store, accumulate };
+struct gemm_epilogue {
+  float alpha = 1.0f;
+  epilogue_op op = epilogue_op::store;  // store: c = alpha * acc; accumulate: c += alpha * acc
+  TG_FN float apply(float acc, float old) const { return op == epilogue_op::store ? alpha * acc : old + alpha * acc; }
+};
+
+// Split-K: the K range is cut into k_splits chunks. Deterministic adds the partial sums in chunk
+// order (a workspace on the GPU); atomic lets chunks add into C as they finish (faster, not
+// bit-reproducible; only with epilogue store into fp32 C).
+enum class split_k_mode { deterministic, atomic };
+struct gemm_policy {
+  int k_splits = 1;
+  split_k_mode mode = split_k_mode::deterministic;
+};
+}  // namespace tg

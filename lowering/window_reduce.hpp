@@ -1,0 +1,120 @@
+// Windowed reductions for pooling, in gather form: each dx element collects from the windows that
+// contain it (found through col2im's classes, no divisibility tests), so no atomics are needed and
+// the result is bit-reproducible. Tensors are [N, C, spatial...] views; the window geometry is the
+// forward pass's. What a window contributes is a "route":
+//   argmax_route   dy goes to the window's argmax, recomputed from x (ties: first; NaN: wins)
+//   index_route    dy goes to the input position stored by the forward pass
+//   mean_route     dy / divisor goes to every valid position of the window
+#pragma once
+#include "dsl/compose/col2im.hpp"
+#include "dsl/compose/window.hpp"
+#include "dsl/index_space.hpp"
+#include "dsl/tensor_view.hpp"
+
+namespace tg {
+struct window_max {
+  float value;
+  index_t tap;  // row-major tap index of the winner; -1 when the window holds only padding
+};
+
+template <int ND>
+TG_FN bool next_tap(multi_index<2 + 2 * ND>& i, const multi_index<ND>& taps) {
+  for (int d = ND - 1; d >= 0; --d) {
+    if (++i[2 + ND + d] < taps[d]) return true;
+    i[2 + ND + d] = 0;
+  }
+  return false;
+}
+
+// Max over one window of the [N, C, out..., taps...] window view. PyTorch's rule: a value wins if it
+// is greater than the current one or is NaN, so ties keep the first and NaN is the maximum; padding
+// never takes part.
+template <int ND, class XWin>
+TG_FN window_max max_of_window(const XWin& xw, index_t n, index_t c, const multi_index<ND>& ho, const multi_index<ND>& taps) {
+  window_max best{0.0f, -1};
+  multi_index<2 + 2 * ND> i{};
+  i[0] = n; i[1] = c;
+  for (int d = 0; d < ND; ++d) { i[2 + d] = ho[d]; i[2 + ND + d] = 0; }
+  index_t t = 0;
+  do {
+    if (xw.desc.is_valid(i)) {
+      const float v = to_float(xw.data[xw.desc.offset(i)]);
+      if (best.tap < 0 || v > best.value || v != v) best = {v, t};
+    }
+    ++t;
+  } while (next_tap<ND>(i, taps));
+  return best;
+}
+
+template <int ND, class XWin>
+struct argmax_route {
+  XWin xw;  // window view of x: [N, C, out..., taps...]
+  multi_index<ND> taps;
+  TG_FN float weight(index_t n, index_t c, const multi_index<ND>& ho, index_t tap, const multi_index<ND>&) const {
+    return max_of_window<ND>(xw, n, c, ho, taps).tap == tap ? 1.0f : 0.0f;
+  }
+};
+
+template <int ND, class IdxView>
+struct index_route {
+  IdxView idx;                // [N, C, out...] int32: flat input position (row-major over the spatial dims)
+  multi_index<ND> in_lengths;
+  TG_FN float weight(index_t n, index_t c, const multi_index<ND>& ho, index_t, const multi_index<ND>& hi) const {
+    multi_index<2 + ND> i{};
+    i[0] = n; i[1] = c;
+    for (int d = 0; d < ND; ++d) i[2 + d] = ho[d];
+    return idx.data[idx.desc.offset(i)] == flatten(hi, in_lengths) ? 1.0f : 0.0f;
+  }
+};
+
+template <int ND>
+struct mean_route {
+  window_geometry<ND> g;
+  bool count_include_pad;  // divisor: whole window volume (PyTorch default) or valid positions only
+  TG_FN float weight(index_t, index_t, const multi_index<ND>& ho, index_t, const multi_index<ND>&) const {
+    index_t div = 1;
+    for (int d = 0; d < ND; ++d) {
+      if (count_include_pad) { div *= g[d].win; continue; }
+      index_t valid = 0;
+      for (index_t k = 0; k < g[d].win; ++k) {
+        const index_t hi = ho[d] * g[d].stride + k * g[d].dilation - g[d].pad_l;
+        valid += (hi >= 0 && hi < g[d].in) ? 1 : 0;
+      }
+      div *= valid;
+    }
+    return div > 0 ? 1.0f / static_cast<float>(div) : 0.0f;
+  }
+};
+
+// dx element (n, c, hi...) of the gather: the sum over its windows, in a fixed order.
+template <int ND, class DyView, class Route>
+TG_FN float gather_one(const col2im<ND>& c2, const window_geometry<ND>& g, const DyView& dy, const Route& route,
+                       index_t n, index_t c, const multi_index<ND>& hi) {
+  multi_index<ND> cls{}, row{}, taps{}, j{};
+  for (int d = 0; d < ND; ++d) {
+    const auto ir = c2.dim[d].locate(hi[d]);
+    cls[d] = ir[0]; row[d] = ir[1]; taps[d] = c2.dim[d].taps(ir[0]); j[d] = 0;
+    if (taps[d] == 0) return 0.0f;
+  }
+  float acc = 0.0f;
+  do {
+    multi_index<2 + ND> o{};
+    o[0] = n; o[1] = c;
+    bool inside = true;
+    index_t tap = 0;
+    for (int d = 0; d < ND; ++d) {
+      const index_t ho = c2.dim[d].out_index(cls[d], row[d], j[d]);
+      inside = inside && ho >= 0 && ho < g[d].out();
+      o[2 + d] = ho;
+      tap = tap * g[d].win + c2.dim[d].tap_index(cls[d], j[d]);
+    }
+    if (inside) {
+      multi_index<ND> ho{};
+      for (int d = 0; d < ND; ++d) ho[d] = o[2 + d];
+      const float w = route.weight(n, c, ho, tap, hi);
+      if (w != 0.0f) acc += to_float(dy.data[dy.desc.offset(o)]) * w;
+    }
+  } while (next_index(j, taps));
+  return acc;
+}
+}  // namespace tg

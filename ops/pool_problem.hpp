@@ -1,0 +1,60 @@
+// The problem of an N-d pooling op: [N, C, spatial...] tensors, one window per spatial dimension.
+#pragma once
+#include <string>
+#include "dsl/compose/window.hpp"
+#include "dsl/descriptor.hpp"
+#include "ops/check.hpp"
+
+namespace tg::ops {
+enum class channel_order { first, last };  // NC(D)HW or N(D)HWC
+
+template <int ND>
+struct pool_problem {
+  index_t N = 1, C = 1;
+  index_t in[ND] = {}, window[ND] = {}, stride[ND] = {}, dilation[ND] = {}, pad_l[ND] = {}, pad_r[ND] = {};
+  channel_order layout = channel_order::first;
+
+  window_geometry<ND> geometry() const {
+    window_geometry<ND> g{};
+    for (int d = 0; d < ND; ++d) g[d] = {in[d], window[d], stride[d], dilation[d], pad_l[d], pad_r[d]};
+    return g;
+  }
+  index_t out(int d) const { return geometry()[d].out(); }
+
+  void validate(const char* op) const {
+    static const char* axis = ND == 2 ? "hw" : "dhw";
+    auto name = [&](const char* p, int d) { return std::string(p) + "_" + axis[d]; };
+    require(N > 0, op, "N", "must be positive, got " + std::to_string(N));
+    require(C > 0, op, "C", "must be positive, got " + std::to_string(C));
+    for (int d = 0; d < ND; ++d) {
+      require(in[d] > 0, op, name("in", d), "must be positive, got " + std::to_string(in[d]));
+      require(window[d] > 0, op, name("window", d), "must be positive, got " + std::to_string(window[d]));
+      require(stride[d] > 0, op, name("stride", d), "must be positive, got " + std::to_string(stride[d]));
+      require(dilation[d] > 0, op, name("dilation", d), "must be positive, got " + std::to_string(dilation[d]));
+      require(pad_l[d] >= 0, op, name("pad_l", d), "must not be negative, got " + std::to_string(pad_l[d]));
+      require(pad_r[d] >= 0, op, name("pad_r", d), "must not be negative, got " + std::to_string(pad_r[d]));
+      const index_t span = dilation[d] * (window[d] - 1) + 1;
+      require(span <= in[d] + pad_l[d] + pad_r[d], op, name("window", d),
+              "dilated window " + std::to_string(span) + " is larger than the padded input " + std::to_string(in[d] + pad_l[d] + pad_r[d]));
+      // As PyTorch: a window must never lie entirely in padding.
+      require(2 * pad_l[d] <= span && 2 * pad_r[d] <= span, op, name("pad", d), "must be at most half the dilated window");
+    }
+  }
+
+  // Canonical [N, C, spatial...] descriptors in the problem's layout.
+  auto in_desc() const { return desc_of(in); }
+  auto out_desc() const { index_t o[ND]; for (int d = 0; d < ND; ++d) o[d] = out(d); return desc_of(o); }
+
+ private:
+  auto desc_of(const index_t* sp) const {
+    multi_index<2 + ND> len{};
+    array<int, 2 + ND> order{};
+    len[0] = N; len[1] = C;
+    for (int d = 0; d < ND; ++d) len[2 + d] = sp[d];
+    order[0] = 0;
+    for (int d = 0; d < ND; ++d) order[layout == channel_order::first ? 2 + d : 1 + d] = 2 + d;
+    order[layout == channel_order::first ? 1 : 1 + ND] = 1;
+    return make_ordered_descriptor(len, order);
+  }
+};
+}  // namespace tg::ops
