@@ -144,7 +144,7 @@ struct adaptor {
   }
 };
 
-// Binds transforms to dimension ids: stage_of(make_tuple(t...), make_tuple(seq<low>...), make_tuple(seq<up>...)).
+// Binds transforms to dimension ids: stage_of(tg::make_tuple(t...), tg::make_tuple(seq<low>...), tg::make_tuple(seq<up>...)).
 template <class... T, class... L, class... U>
 TG_FN auto make_stage(tuple<T...> ts, tuple<L...>, tuple<U...>) {
   static_assert(sizeof...(T) == sizeof...(L) && sizeof...(T) == sizeof...(U), "one id list per transform");

@@ -45,7 +45,7 @@ TG_FN auto make_naive_descriptor(Lengths lengths, Strides strides) {
     const index_t s = as_index(get<i>(strides));
     space += (as_index(get<i>(lengths)) - 1) * (s < 0 ? -s : s);
   });
-  auto st = make_stage(make_tuple(embed<Lengths, Strides>{lengths, strides}), make_tuple(seq<0>{}), make_tuple(iota<n>{}));
+  auto st = make_stage(tg::make_tuple(embed<Lengths, Strides>{lengths, strides}), tg::make_tuple(seq<0>{}), tg::make_tuple(iota<n>{}));
   return make_descriptor(make_adaptor(st), space);
 }
 
@@ -53,7 +53,7 @@ TG_FN auto make_naive_descriptor(Lengths lengths, Strides strides) {
 template <class Lengths>
 TG_FN auto make_packed_descriptor(Lengths lengths) {
   constexpr int n = tuple_size_v<Lengths>;
-  auto st = make_stage(make_tuple(unmerge<Lengths>{lengths}), make_tuple(seq<0>{}), make_tuple(iota<n>{}));
+  auto st = make_stage(tg::make_tuple(unmerge<Lengths>{lengths}), tg::make_tuple(seq<0>{}), tg::make_tuple(iota<n>{}));
   return make_descriptor(make_adaptor(st), as_index(product(lengths)));
 }
 
@@ -68,7 +68,7 @@ TG_FN auto transform(const descriptor<A>& d, Ts ts, Ls ls, Us us) {
 template <class A, int... Order, int... I>
 TG_FN auto reorder_impl(const descriptor<A>& d, seq<Order...>, seq<I...>) {
   const auto len = d.lengths();
-  return transform(d, make_tuple(pass_through<index_t>{len[Order]}...), make_tuple(seq<Order>{}...), make_tuple(seq<I>{}...));
+  return transform(d, tg::make_tuple(pass_through<index_t>{len[Order]}...), tg::make_tuple(seq<Order>{}...), tg::make_tuple(seq<I>{}...));
 }
 template <class A, int... Order>
 TG_FN auto reorder(const descriptor<A>& d, seq<Order...> o) { return reorder_impl(d, o, iota<sizeof...(Order)>{}); }

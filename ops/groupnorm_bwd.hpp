@@ -33,8 +33,8 @@ struct groupnorm_problem {
   }
   auto rows() const { return group_dims(desc(), seq<0, 1>{}, seq<2>{}); }  // [(N, C), HW]
   auto groups() const {                                                    // [(N, G), (C/G, HW)]
-    auto split = transform(desc(), make_tuple(pass_through<index_t>{N}, unmerge<tuple<index_t, index_t>>{make_tuple(G, C / G)}, pass_through<index_t>{hw()}),
-                           make_tuple(seq<0>{}, seq<1>{}, seq<2>{}), make_tuple(seq<0>{}, seq<1, 2>{}, seq<3>{}));
+    auto split = transform(desc(), tg::make_tuple(pass_through<index_t>{N}, unmerge<tuple<index_t, index_t>>{tg::make_tuple(G, C / G)}, pass_through<index_t>{hw()}),
+                           tg::make_tuple(seq<0>{}, seq<1>{}, seq<2>{}), tg::make_tuple(seq<0>{}, seq<1, 2>{}, seq<3>{}));
     return group_dims(split, seq<0, 1>{}, seq<2, 3>{});
   }
 };

@@ -84,26 +84,26 @@ struct col2im {
   template <class Ad, int... D>
   TG_FN auto dy_view_impl(const descriptor<Ad>& dy, const multi_index<NDim>& i, seq<D...>) const {
     const auto len = dy.lengths();
-    auto padded = transform(dy, make_tuple(pad_for<D>(len, i)...), make_tuple(seq<D>{}...), make_tuple(seq<D>{}...));
-    auto shifted = transform(padded, make_tuple(offset_for<D>(len, i)...), make_tuple(seq<D>{}...), make_tuple(seq<D>{}...));
-    auto rows_taps = transform(shifted, make_tuple(rows_taps_for<D>(len, i)...), make_tuple(seq<D>{}...),
-                               make_tuple(rows_taps_ids<D>()...));
+    auto padded = transform(dy, tg::make_tuple(pad_for<D>(len, i)...), tg::make_tuple(seq<D>{}...), tg::make_tuple(seq<D>{}...));
+    auto shifted = transform(padded, tg::make_tuple(offset_for<D>(len, i)...), tg::make_tuple(seq<D>{}...), tg::make_tuple(seq<D>{}...));
+    auto rows_taps = transform(shifted, tg::make_tuple(rows_taps_for<D>(len, i)...), tg::make_tuple(seq<D>{}...),
+                               tg::make_tuple(rows_taps_ids<D>()...));
     return group_dims(rows_taps, seq<0>{}, seq_cat<seq<1>, spatial>{}, seq_cat<seq<2>, taps_ids>{});
   }
   // w: [G,K,C,taps..] -offset (+i)-> -embed (j * s/g)-> [G,K,C,taps_i..] -group-> B = [G, C, (K, taps..)].
   template <class Aw, int... D>
   TG_FN auto w_view_impl(const descriptor<Aw>& w, const multi_index<NDim>& i, seq<D...>) const {
     const auto len = w.lengths();
-    auto shifted = transform(w, make_tuple(tap_offset_for<D>(len, i)...), make_tuple(seq<D>{}...), make_tuple(seq<D>{}...));
-    auto strided = transform(shifted, make_tuple(tap_embed_for<D>(len, i)...), make_tuple(seq<D>{}...), make_tuple(seq<D>{}...));
+    auto shifted = transform(w, tg::make_tuple(tap_offset_for<D>(len, i)...), tg::make_tuple(seq<D>{}...), tg::make_tuple(seq<D>{}...));
+    auto strided = transform(shifted, tg::make_tuple(tap_embed_for<D>(len, i)...), tg::make_tuple(seq<D>{}...), tg::make_tuple(seq<D>{}...));
     return group_dims(strided, seq<0>{}, seq<2>{}, seq_cat<seq<1>, spatial>{});
   }
   // dx: [G,N,C,in..] -offset (base)-> -embed (h * s)-> [G,N,C,rows..] -group-> C = [G, (N, rows..), C].
   template <class Ax, int... D>
   TG_FN auto dx_view_impl(const descriptor<Ax>& dx, const multi_index<NDim>& i, seq<D...>) const {
     const auto len = dx.lengths();
-    auto shifted = transform(dx, make_tuple(row_offset_for<D>(len, i)...), make_tuple(seq<D>{}...), make_tuple(seq<D>{}...));
-    auto strided = transform(shifted, make_tuple(row_embed_for<D>(len, i)...), make_tuple(seq<D>{}...), make_tuple(seq<D>{}...));
+    auto shifted = transform(dx, tg::make_tuple(row_offset_for<D>(len, i)...), tg::make_tuple(seq<D>{}...), tg::make_tuple(seq<D>{}...));
+    auto strided = transform(shifted, tg::make_tuple(row_embed_for<D>(len, i)...), tg::make_tuple(seq<D>{}...), tg::make_tuple(seq<D>{}...));
     return group_dims(strided, seq<0>{}, seq_cat<seq<1>, spatial>{}, seq<2>{});
   }
 
@@ -135,7 +135,7 @@ struct col2im {
     using E = embed<tuple<index_t, index_t>, tuple<index_t, index_t>>;
     if constexpr (D < 3) { return pass_through<index_t>{len[D]}; } else {
       const auto& c = dim[D - 3];
-      return E{make_tuple(c.rows(i[D - 3]), c.taps(i[D - 3])), make_tuple(index_t{1}, -c.out_step())};
+      return E{tg::make_tuple(c.rows(i[D - 3]), c.taps(i[D - 3])), tg::make_tuple(index_t{1}, -c.out_step())};
     }
   }
   template <int D>
@@ -151,7 +151,7 @@ struct col2im {
   TG_FN auto tap_embed_for(const multi_index<R>& len, const multi_index<NDim>& i) const {
     using E = embed<tuple<index_t>, tuple<index_t>>;
     if constexpr (D < 3) return pass_through<index_t>{len[D]};
-    else return E{make_tuple(dim[D - 3].taps(i[D - 3])), make_tuple(dim[D - 3].tap_classes())};
+    else return E{tg::make_tuple(dim[D - 3].taps(i[D - 3])), tg::make_tuple(dim[D - 3].tap_classes())};
   }
   template <int D, int R>
   TG_FN auto row_offset_for(const multi_index<R>& len, const multi_index<NDim>& i) const {
@@ -162,7 +162,7 @@ struct col2im {
   TG_FN auto row_embed_for(const multi_index<R>& len, const multi_index<NDim>& i) const {
     using E = embed<tuple<index_t>, tuple<index_t>>;
     if constexpr (D < 3) return pass_through<index_t>{len[D]};
-    else return E{make_tuple(dim[D - 3].rows(i[D - 3])), make_tuple(dim[D - 3].stride)};
+    else return E{tg::make_tuple(dim[D - 3].rows(i[D - 3])), tg::make_tuple(dim[D - 3].stride)};
   }
 };
 }  // namespace tg

@@ -14,13 +14,13 @@ TG_FN auto merge_of(const multi_index<N>& len, seq<D...>) {
   if constexpr (sizeof...(D) == 1) {
     return pass_through<index_t>{len[D]...};
   } else {
-    return merge<tuple<index_for<D>...>>{make_tuple(static_cast<index_t>(len[D])...)};
+    return merge<tuple<index_for<D>...>>{tg::make_tuple(static_cast<index_t>(len[D])...)};
   }
 }
 template <class A, class... Groups, int... I>
 TG_FN auto group_dims_impl(const descriptor<A>& d, seq<I...>, Groups... groups) {
   const auto len = d.lengths();
-  return transform(d, make_tuple(merge_of(len, groups)...), make_tuple(groups...), make_tuple(seq<I>{}...));
+  return transform(d, tg::make_tuple(merge_of(len, groups)...), tg::make_tuple(groups...), tg::make_tuple(seq<I>{}...));
 }
 }  // namespace detail
 

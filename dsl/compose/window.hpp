@@ -29,8 +29,8 @@ TG_FN auto pad_or_pass(index_t len, const array<window_dim, N>& g) {
 template <int I, int N>
 TG_FN auto embed_or_pass(index_t len, const array<window_dim, N>& g) {
   if constexpr (I < 0) return pass_through<index_t>{len};
-  else return embed<tuple<index_t, index_t>, tuple<index_t, index_t>>{make_tuple(g[I].out(), g[I].win),
-                                                                     make_tuple(g[I].stride, g[I].dilation)};
+  else return embed<tuple<index_t, index_t>, tuple<index_t, index_t>>{tg::make_tuple(g[I].out(), g[I].win),
+                                                                     tg::make_tuple(g[I].stride, g[I].dilation)};
 }
 template <int D, int I, int R>
 constexpr auto window_up_ids() {
@@ -40,10 +40,10 @@ template <class A, int... S, int... D>
 TG_FN auto window_impl(const descriptor<A>& x, seq<S...>, const array<window_dim, sizeof...(S)>& g, seq<D...>) {
   constexpr int R = sizeof...(D);
   const auto len = x.lengths();
-  auto padded = transform(x, make_tuple(pad_or_pass<position_in<D, S...>()>(len[D], g)...), make_tuple(seq<D>{}...),
-                          make_tuple(seq<D>{}...));
-  return transform(padded, make_tuple(embed_or_pass<position_in<D, S...>()>(len[D], g)...), make_tuple(seq<D>{}...),
-                   make_tuple(window_up_ids<D, position_in<D, S...>(), R>()...));
+  auto padded = transform(x, tg::make_tuple(pad_or_pass<position_in<D, S...>()>(len[D], g)...), tg::make_tuple(seq<D>{}...),
+                          tg::make_tuple(seq<D>{}...));
+  return transform(padded, tg::make_tuple(embed_or_pass<position_in<D, S...>()>(len[D], g)...), tg::make_tuple(seq<D>{}...),
+                   tg::make_tuple(window_up_ids<D, position_in<D, S...>(), R>()...));
 }
 }  // namespace detail
 

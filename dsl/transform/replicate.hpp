@@ -23,5 +23,5 @@ template <class Lengths>
 replicate(Lengths) -> replicate<Lengths>;
 
 template <class Len>
-TG_FN auto insert(Len len) { return replicate<tuple<Len>>{make_tuple(len)}; }
+TG_FN auto insert(Len len) { return replicate<tuple<Len>>{tg::make_tuple(len)}; }
 }  // namespace tg

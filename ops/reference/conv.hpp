@@ -33,7 +33,7 @@ struct conv_params {
     return n;
   }
   std::int64_t x_size() const { return N * C * spatial(in); }
-  std::int64_t w_size() const { return K * C * spatial(filter); }
+  std::int64_t w_size() const { return K * (C / G) * spatial(filter); }  // each filter sees its group's C/G channels
   std::int64_t y_size() const { return N * K * spatial({out(0), out(1), out(2)}); }
 };
 

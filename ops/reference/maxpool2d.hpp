@@ -3,8 +3,8 @@
 // Layout: NCHW packed, x[((n*C + c)*H + h)*W + w]; y, indices, dy likewise with Ho, Wo.
 // Semantics (PyTorch's, floor mode): the window of output (ho, wo) has taps h = ho*sh - ph + i*dh,
 // w = wo*sw - pw + j*dw; taps in the padding are skipped (padding never wins). The maximum is the
-// FIRST tap in row-major (i, j) order holding the largest value; a NaN beats any number, and the
-// first NaN stays (note: PyTorch's kernels keep the LAST NaN, which only matters for the index).
+// FIRST tap in row-major (i, j) order holding the largest value; a NaN beats any number, and, as in
+// PyTorch's kernels (`val > max || isnan(val)`), a later NaN replaces an earlier one.
 // indices hold h*W + w within the input plane; a window without any valid tap gives -inf and -1.
 #pragma once
 #include <cassert>
@@ -48,7 +48,7 @@ inline maxpool2d_fwd_result maxpool2d_fwd(const maxpool2d_params& p, const std::
             const double v = x[(nc * p.H + h) * p.W + w];
             // Strict > keeps the first of equal values; the first valid tap always starts the search
             // (so an all -inf window points at its first valid tap, as PyTorch's does).
-            const bool wins = arg < 0 || (!std::isnan(best) && (v > best || std::isnan(v)));
+            const bool wins = arg < 0 || v > best || std::isnan(v);
             if (wins) { best = v; arg = h * p.W + w; }
           }
         r.y[(nc * Ho + ho) * Wo + wo] = best;

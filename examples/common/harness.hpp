@@ -1,0 +1,212 @@
+// What every example (and the ops tests) shares: CK's command line, inputs, poisoned outputs, the
+// check against the naive reference, timing and the Perf line. Layout permutations here are written
+// independently of ops/ and dsl/, so a wrong layout descriptor cannot hide behind a matching one.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+#include "dsl/numeric.hpp"
+#include "ops/check.hpp"
+
+namespace tg::ex {
+struct options {
+  int verify = 1, init = 2, time = 0;
+  std::vector<long long> problem;  // CK's positional problem arguments
+  std::string dtype = "fp32", layout, backend = "auto";
+  int repeat = 20;
+  std::uint64_t seed = 0;
+};
+
+// CK's positional `verify init time [problem...]`, plus the named options every example has.
+inline void add_common(CLI::App& app, options& o, const std::string& layouts) {
+  app.add_option("verify", o.verify, "0: no check, 1: check against the naive reference")->check(CLI::Range(0, 1));
+  app.add_option("init", o.init, "0: constant, 1: random integers, 2: random decimals")->check(CLI::Range(0, 2));
+  app.add_option("time", o.time, "1: time the op and print the Perf line")->check(CLI::Range(0, 1));
+  app.add_option("problem", o.problem, "the problem, in CK's order (see --help of each example)");
+  app.add_option("--dtype", o.dtype, "fp32, fp16 or bf16")->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+  app.add_option("--layout", o.layout, "memory layout: " + layouts);
+  app.add_option("--backend", o.backend, "host, gpu or auto (the GPU when there is one)")->check(CLI::IsMember({"auto", "host", "gpu"}));
+  app.add_option("--repeat", o.repeat, "timed repetitions (median reported)")->check(CLI::PositiveNumber);
+  app.add_option("--seed", o.seed, "random seed (0: a fresh one, printed)");
+}
+
+inline std::mt19937_64 make_rng(options& o) {
+  if (o.seed == 0) o.seed = std::random_device{}() | 1ull;
+  return std::mt19937_64(o.seed);
+}
+
+// Inputs in double, then rounded to the op's dtype so that the reference sees exactly what the op reads.
+inline std::vector<double> random_tensor(std::int64_t n, int init, std::mt19937_64& rng) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  std::uniform_int_distribution<int> ints(-5, 5);
+  std::uniform_real_distribution<double> reals(-1.0, 1.0);
+  for (auto& e : v) e = init == 0 ? 1.0 : init == 1 ? ints(rng) : reals(rng);
+  return v;
+}
+template <class T>
+std::vector<T> to_dtype(const std::vector<double>& v) {
+  std::vector<T> r(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) r[i] = from_float<T>(static_cast<float>(v[i]));
+  return r;
+}
+template <class T>
+std::vector<double> to_double(const std::vector<T>& v) {
+  std::vector<double> r(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) r[i] = to_float(v[i]);
+  return r;
+}
+// All-ones bytes are a NaN in fp32, fp16 and bf16: an element the op fails to write fails the check.
+template <class T>
+void poison(std::vector<T>& v) { std::memset(static_cast<void*>(v.data()), 0xff, v.size() * sizeof(T)); }
+
+// Reorders a packed tensor: `lengths` are in canonical order, physical[p] is the canonical dimension
+// stored at position p (slowest first). to_physical scatters canonical -> physical, from_physical back.
+inline std::vector<std::int64_t> physical_strides(const std::vector<std::int64_t>& lengths, const std::vector<int>& physical) {
+  std::vector<std::int64_t> stride(lengths.size());
+  std::int64_t s = 1;
+  for (int p = static_cast<int>(physical.size()) - 1; p >= 0; --p) { stride[physical[p]] = s; s *= lengths[physical[p]]; }
+  return stride;
+}
+template <class V>
+V permute(const V& src, const std::vector<std::int64_t>& lengths, const std::vector<int>& physical, bool to_physical) {
+  const auto stride = physical_strides(lengths, physical);
+  V dst(src.size());
+  std::vector<std::int64_t> idx(lengths.size(), 0);
+  for (std::size_t lin = 0; lin < src.size(); ++lin) {
+    std::int64_t off = 0;
+    for (std::size_t d = 0; d < lengths.size(); ++d) off += idx[d] * stride[d];
+    if (to_physical) dst[off] = src[lin]; else dst[lin] = src[off];
+    for (int d = static_cast<int>(lengths.size()) - 1; d >= 0; --d) { if (++idx[d] < lengths[d]) break; idx[d] = 0; }
+  }
+  return dst;
+}
+
+struct check_result {
+  bool ok = true;
+  double max_abs_err = 0.0;
+  std::int64_t bad = 0, first_bad = -1;
+};
+// |got - ref| <= atol * scale + rtol * |ref| elementwise; NaN must meet NaN. scale is the typical
+// magnitude of the summands (long fp32 sums of rounded values err in proportion to it).
+inline check_result compare(const std::vector<double>& got, const std::vector<double>& ref, double rtol, double atol, double scale = 1.0) {
+  check_result r;
+  if (got.size() != ref.size()) { r.ok = false; r.bad = static_cast<std::int64_t>(ref.size()); r.first_bad = 0; return r; }
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const bool nan_ok = std::isnan(ref[i]) && std::isnan(got[i]);
+    const double err = std::fabs(got[i] - ref[i]);
+    const bool good = nan_ok || (!std::isnan(got[i]) && err <= atol * scale + rtol * std::fabs(ref[i]));
+    if (!nan_ok && !std::isnan(err)) r.max_abs_err = std::max(r.max_abs_err, err);
+    if (!good) { if (r.bad++ == 0) r.first_bad = static_cast<std::int64_t>(i); r.ok = false; }
+  }
+  return r;
+}
+inline bool report(const char* what, const check_result& r, const std::vector<double>& got, const std::vector<double>& ref) {
+  if (r.ok) { fmt::print("check {}: pass (max abs err {:.3g})\n", what, r.max_abs_err); return true; }
+  if (got.size() != ref.size()) {
+    fmt::print("check {}: FAIL, {} elements, the reference has {}\n", what, got.size(), ref.size());
+    return false;
+  }
+  fmt::print("check {}: FAIL, {} of {} elements wrong, first at {}: got {} expected {}\n", what, r.bad, ref.size(), r.first_bad,
+             got[r.first_bad], ref[r.first_bad]);
+  return false;
+}
+
+// Median wall time of f in ms (f synchronises itself when it runs on a device).
+template <class F>
+double median_ms(F&& f, int repeat) {
+  f();  // warm-up
+  std::vector<double> t;
+  for (int i = 0; i < repeat; ++i) {
+    const auto a = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+  }
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  return t[t.size() / 2];
+}
+inline void print_perf(double ms, double flops, double bytes) {
+  fmt::print("Perf: {:.5g} ms, {:.5g} TFlops, {:.5g} GB/s\n", ms, flops / ms / 1e9, bytes / ms / 1e6);
+}
+// One line the main job collects into its summary table.
+inline void print_summary(const std::string& op, const std::string& problem, const std::string& backend, const options& o,
+                          const std::string& check, double ms) {
+  fmt::print("SUMMARY|{}|{}|{}|{}|{}|{}\n", op, problem, backend, o.dtype, check, ms >= 0 ? fmt::format("{:.4f}", ms) : "-");
+}
+
+inline std::string resolve_backend(const options& o, bool gpu_built, bool gpu_present) {
+  if (o.backend == "host") return "host";
+  if (o.backend == "gpu") {
+    if (!gpu_built) throw ops::invalid_problem("example", "--backend", "gpu: this build has no GPU backend (configure with nvcc or HIP found)");
+    if (!gpu_present) throw ops::invalid_problem("example", "--backend", "gpu: no GPU found on this machine");
+    return "gpu";
+  }
+  return gpu_built && gpu_present ? "gpu" : "host";
+}
+}  // namespace tg::ex
+
+#include "lowering/backend.hpp"
+#if defined(TG_WITH_GPU)
+#include "lowering/gpu.hpp"
+#endif
+
+namespace tg::ex {
+// Calls f(T{}, backend) for the chosen dtype and backend; handles bad arguments (exit 2) and failed
+// checks (exit 1) the same way in every example.
+template <class Setup, class Run>
+int main_of(const char* op, const std::string& layouts, int argc, char** argv, Setup&& setup, Run&& run) {
+  CLI::App app{std::string("tilegrad ") + op + ": verify init time [problem...]"};
+  options o;
+  add_common(app, o, layouts);
+  setup(app, o);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+#if defined(TG_WITH_GPU)
+    const std::string backend = resolve_backend(o, true, gpu_backend::available());
+#else
+    const std::string backend = resolve_backend(o, false, false);
+#endif
+    auto with_backend = [&](auto t) -> bool {
+#if defined(TG_WITH_GPU)
+      if (backend == "gpu") { gpu_backend be; return run(t, be, o); }
+#endif
+      host_backend be;
+      if (o.time && o.repeat > 3 && o.backend != "host") o.repeat = 3;  // the host backend is a reference loop nest
+      return run(t, be, o);
+    };
+    bool ok = o.dtype == "fp16" ? with_backend(half_t{}) : o.dtype == "bf16" ? with_backend(bf16_t{}) : with_backend(float{});
+    return ok ? 0 : 1;
+  } catch (const ops::invalid_problem& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  }
+}
+
+// A positional problem list must have exactly n values.
+inline void need_problem(const options& o, std::size_t n, const char* order) {
+  if (!o.problem.empty() && o.problem.size() != n)
+    throw ops::invalid_problem("example", "problem", fmt::format("expected {} values ({}), got {}", n, order, o.problem.size()));
+}
+}  // namespace tg::ex
+
+namespace tg::ex {
+// Downloads a device (or host) buffer in physical layout, brings it to canonical order and checks it.
+template <class Backend, class Buf, class T>
+bool check_tensor(const char* what, Backend& be, const Buf& buf, std::vector<T>& host, const std::vector<std::int64_t>& lengths,
+                  const std::vector<int>& physical, const std::vector<double>& ref, double scale = 1.0) {
+  be.download(buf, host);
+  const auto got = to_double(permute(host, lengths, physical, false));
+  return report(what, compare(got, ref, dtype_traits<T>::rtol, dtype_traits<T>::atol, scale), got, ref);
+}
+inline std::int64_t volume(const std::vector<std::int64_t>& l) { std::int64_t v = 1; for (auto e : l) v *= e; return v; }
+}  // namespace tg::ex
