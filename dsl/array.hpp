@@ -11,7 +11,7 @@ struct array {
   TG_FN T& operator[](int i) { return data[i]; }
   TG_FN const T& operator[](int i) const { return data[i]; }
   friend TG_FN bool operator==(const array& a, const array& b) {
-    for (int i = 0; i < N; ++i) if (a.data[i] != b.data[i]) return false;
+    TG_UNROLL for (int i = 0; i < N; ++i) if (a.data[i] != b.data[i]) return false;
     return true;
   }
   friend TG_FN bool operator!=(const array& a, const array& b) { return !(a == b); }
@@ -21,12 +21,12 @@ template <int N>
 using multi_index = array<index_t, N>;
 
 template <int N>
-TG_FN multi_index<N> zeros() { multi_index<N> r{}; for (int i = 0; i < N; ++i) r[i] = 0; return r; }
+TG_FN multi_index<N> zeros() { multi_index<N> r{}; TG_UNROLL for (int i = 0; i < N; ++i) r[i] = 0; return r; }
 
 template <int N>
-TG_FN multi_index<N> operator+(multi_index<N> a, const multi_index<N>& b) { for (int i = 0; i < N; ++i) a[i] += b[i]; return a; }
+TG_FN multi_index<N> operator+(multi_index<N> a, const multi_index<N>& b) { TG_UNROLL for (int i = 0; i < N; ++i) a[i] += b[i]; return a; }
 template <int N>
-TG_FN multi_index<N> operator-(multi_index<N> a, const multi_index<N>& b) { for (int i = 0; i < N; ++i) a[i] -= b[i]; return a; }
+TG_FN multi_index<N> operator-(multi_index<N> a, const multi_index<N>& b) { TG_UNROLL for (int i = 0; i < N; ++i) a[i] -= b[i]; return a; }
 
 template <class... I>
 TG_FN multi_index<sizeof...(I)> make_multi_index(I... i) { return {{static_cast<index_t>(i)...}}; }

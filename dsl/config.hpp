@@ -3,11 +3,23 @@
 #pragma once
 #include <cstdint>
 
+// Debian's clang 15 HIP does not pre-include the HIP wrapper, so __host__/__device__ come from here.
+#if defined(__HIP__)
+#include <hip/hip_runtime.h>
+#endif
+
 #if defined(__CUDACC__) || defined(__HIP__)
 #define TG_HD __host__ __device__
 #define TG_DEVICE_COMPILER 1
 #else
 #define TG_HD
+#endif
+
+// Loops over small register arrays must unroll, or the arrays are placed in local memory.
+#if defined(__CUDACC__) || defined(__HIP__)
+#define TG_UNROLL _Pragma("unroll")
+#else
+#define TG_UNROLL
 #endif
 
 // Everything in dsl/ is a constexpr host/device function.

@@ -14,12 +14,12 @@ struct coordinate {
   template <int L>
   TG_FN multi_index<Adaptor::template level_size<L>()> level() const {
     multi_index<Adaptor::template level_size<L>()> r{};
-    for (int i = 0; i < Adaptor::template level_size<L>(); ++i) r[i] = hidden[Adaptor::template level_offset<L>() + i];
+    TG_UNROLL for (int i = 0; i < Adaptor::template level_size<L>(); ++i) r[i] = hidden[Adaptor::template level_offset<L>() + i];
     return r;
   }
   template <int L, int N>
   TG_FN void set_level(const multi_index<N>& v) {
-    for (int i = 0; i < N; ++i) hidden[Adaptor::template level_offset<L>() + i] = v[i];
+    TG_UNROLL for (int i = 0; i < N; ++i) hidden[Adaptor::template level_offset<L>() + i] = v[i];
   }
   TG_FN multi_index<n_top> top() const { return level<0>(); }
   TG_FN multi_index<n_bottom> bottom() const { return level<Adaptor::n_stages>(); }

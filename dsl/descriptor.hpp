@@ -30,11 +30,9 @@ TG_FN descriptor<A> make_descriptor(const A& a, index_t element_space) { return 
 template <int N>
 using iota = std::make_integer_sequence<int, N>;
 
-template <int>
-using index_at = index_t;
 // A run-time multi-index as a tuple of index_t (the form transforms take their lengths in).
 template <int N, int... I>
-TG_FN tuple<index_at<I>...> as_tuple(const multi_index<N>& m, seq<I...>) { return tuple<index_at<I>...>(m[I]...); }
+TG_FN auto as_tuple(const multi_index<N>& m, seq<I...>) { return tg::make_tuple(static_cast<index_t>(m[I])...); }
 
 // lengths and strides: tuples whose entries are index_t or number<N>.
 template <class Lengths, class Strides>

@@ -19,11 +19,14 @@ struct window_max {
 
 template <int ND>
 TG_FN bool next_tap(multi_index<2 + 2 * ND>& i, const multi_index<ND>& taps) {
-  for (int d = ND - 1; d >= 0; --d) {
-    if (++i[2 + ND + d] < taps[d]) return true;
-    i[2 + ND + d] = 0;
+  bool carry = true;
+  TG_UNROLL for (int d = ND - 1; d >= 0; --d) {
+    if (carry) {
+      carry = ++i[2 + ND + d] >= taps[d];
+      if (carry) i[2 + ND + d] = 0;
+    }
   }
-  return false;
+  return !carry;
 }
 
 // Max over one window of the [N, C, out..., taps...] window view. PyTorch's rule: a value wins if it
@@ -34,7 +37,7 @@ TG_FN window_max max_of_window(const XWin& xw, index_t n, index_t c, const multi
   window_max best{0.0f, -1};
   multi_index<2 + 2 * ND> i{};
   i[0] = n; i[1] = c;
-  for (int d = 0; d < ND; ++d) { i[2 + d] = ho[d]; i[2 + ND + d] = 0; }
+  TG_UNROLL for (int d = 0; d < ND; ++d) { i[2 + d] = ho[d]; i[2 + ND + d] = 0; }
   index_t t = 0;
   do {
     if (xw.desc.is_valid(i)) {
@@ -62,7 +65,7 @@ struct index_route {
   TG_FN float weight(index_t n, index_t c, const multi_index<ND>& ho, index_t, const multi_index<ND>& hi) const {
     multi_index<2 + ND> i{};
     i[0] = n; i[1] = c;
-    for (int d = 0; d < ND; ++d) i[2 + d] = ho[d];
+    TG_UNROLL for (int d = 0; d < ND; ++d) i[2 + d] = ho[d];
     return idx.data[idx.desc.offset(i)] == flatten(hi, in_lengths) ? 1.0f : 0.0f;
   }
 };
@@ -73,7 +76,7 @@ struct mean_route {
   bool count_include_pad;  // divisor: whole window volume (PyTorch default) or valid positions only
   TG_FN float weight(index_t, index_t, const multi_index<ND>& ho, index_t, const multi_index<ND>&) const {
     index_t div = 1;
-    for (int d = 0; d < ND; ++d) {
+    TG_UNROLL for (int d = 0; d < ND; ++d) {
       if (count_include_pad) { div *= g[d].win; continue; }
       index_t valid = 0;
       for (index_t k = 0; k < g[d].win; ++k) {
@@ -91,7 +94,7 @@ template <int ND, class DyView, class Route>
 TG_FN float gather_one(const col2im<ND>& c2, const window_geometry<ND>& g, const DyView& dy, const Route& route,
                        index_t n, index_t c, const multi_index<ND>& hi) {
   multi_index<ND> cls{}, row{}, taps{}, j{};
-  for (int d = 0; d < ND; ++d) {
+  TG_UNROLL for (int d = 0; d < ND; ++d) {
     const auto ir = c2.dim[d].locate(hi[d]);
     cls[d] = ir[0]; row[d] = ir[1]; taps[d] = c2.dim[d].taps(ir[0]); j[d] = 0;
     if (taps[d] == 0) return 0.0f;
@@ -102,7 +105,7 @@ TG_FN float gather_one(const col2im<ND>& c2, const window_geometry<ND>& g, const
     o[0] = n; o[1] = c;
     bool inside = true;
     index_t tap = 0;
-    for (int d = 0; d < ND; ++d) {
+    TG_UNROLL for (int d = 0; d < ND; ++d) {
       const index_t ho = c2.dim[d].out_index(cls[d], row[d], j[d]);
       inside = inside && ho >= 0 && ho < g[d].out();
       o[2 + d] = ho;
@@ -110,7 +113,7 @@ TG_FN float gather_one(const col2im<ND>& c2, const window_geometry<ND>& g, const
     }
     if (inside) {
       multi_index<ND> ho{};
-      for (int d = 0; d < ND; ++d) ho[d] = o[2 + d];
+      TG_UNROLL for (int d = 0; d < ND; ++d) ho[d] = o[2 + d];
       const float w = route.weight(n, c, ho, tap, hi);
       if (w != 0.0f) acc += to_float(dy.data[dy.desc.offset(o)]) * w;
     }

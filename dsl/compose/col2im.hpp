@@ -16,7 +16,7 @@ namespace tg {
 struct col2im_dim {
   index_t in = 1, out = 1, win = 1, stride = 1, dilation = 1, pad_l = 0;
 
-  TG_FN col2im_dim() = default;
+  col2im_dim() = default;
   TG_FN explicit col2im_dim(const window_dim& w) : in(w.in), out(w.out()), win(w.win), stride(w.stride), dilation(w.dilation), pad_l(w.pad_l) {}
 
   TG_FN index_t g() const { return gcd(stride, dilation); }
@@ -56,13 +56,13 @@ template <int NDim>
 struct col2im {
   array<col2im_dim, NDim> dim;
 
-  TG_FN explicit col2im(const window_geometry<NDim>& g) : dim{} { for (int d = 0; d < NDim; ++d) dim[d] = col2im_dim(g[d]); }
-  TG_FN index_t classes() const { index_t n = 1; for (int d = 0; d < NDim; ++d) n *= dim[d].classes(); return n; }
-  TG_FN index_t tap_classes() const { index_t n = 1; for (int d = 0; d < NDim; ++d) n *= dim[d].tap_classes(); return n; }
+  TG_FN explicit col2im(const window_geometry<NDim>& g) : dim{} { TG_UNROLL for (int d = 0; d < NDim; ++d) dim[d] = col2im_dim(g[d]); }
+  TG_FN index_t classes() const { index_t n = 1; TG_UNROLL for (int d = 0; d < NDim; ++d) n *= dim[d].classes(); return n; }
+  TG_FN index_t tap_classes() const { index_t n = 1; TG_UNROLL for (int d = 0; d < NDim; ++d) n *= dim[d].tap_classes(); return n; }
   // Class t as one class index per dimension (first dimension slowest).
   TG_FN multi_index<NDim> split(index_t t) const {
     multi_index<NDim> i{};
-    for (int d = NDim - 1; d >= 0; --d) { i[d] = t % dim[d].classes(); t /= dim[d].classes(); }
+    TG_UNROLL for (int d = NDim - 1; d >= 0; --d) { i[d] = t % dim[d].classes(); t /= dim[d].classes(); }
     return i;
   }
 

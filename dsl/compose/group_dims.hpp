@@ -7,14 +7,13 @@
 
 namespace tg {
 namespace detail {
-template <int>
-using index_for = index_t;
 template <int... D, int N>
 TG_FN auto merge_of(const multi_index<N>& len, seq<D...>) {
   if constexpr (sizeof...(D) == 1) {
     return pass_through<index_t>{len[D]...};
   } else {
-    return merge<tuple<index_for<D>...>>{tg::make_tuple(static_cast<index_t>(len[D])...)};
+    const auto lengths = tg::make_tuple(static_cast<index_t>(len[D])...);
+    return merge<std::remove_const_t<decltype(lengths)>>{lengths};
   }
 }
 template <class A, class... Groups, int... I>

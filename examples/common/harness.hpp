@@ -153,7 +153,7 @@ inline std::string resolve_backend(const options& o, bool gpu_built, bool gpu_pr
 
 #include "lowering/backend.hpp"
 #if defined(TG_WITH_GPU)
-#include "lowering/gpu.hpp"
+#include "lowering/gpu_ops.hpp"
 #endif
 
 namespace tg::ex {

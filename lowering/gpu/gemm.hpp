@@ -1,0 +1,195 @@
+// GPU implicit GEMM: global -> shared memory -> per-lane fragments -> matrix-core atoms -> epilogue.
+// The schedule (block tile, warp grid) comes from gemm_table.hpp; the atom from arch::default_atom
+// of the element type, so the same kernel is mma.sync on NVIDIA (warp 32) and MFMA on AMD (wave 64).
+// Every load goes through the view's descriptor (padding reads zero), so any im2col / col2im view
+// works; one launch covers all groups, split-K chunks and col2im classes (grid z).
+#pragma once
+#include <type_traits>
+#include "arch/mma.hpp"
+#include "lowering/gemm.hpp"
+#include "lowering/gpu/backend.hpp"
+#include "lowering/gpu/order.hpp"
+
+namespace tg {
+namespace gpu_gemm {
+template <int BM_, int BN_, int BK_, int WarpsM_, int WarpsN_>
+struct tile_policy {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WarpsM = WarpsM_, WarpsN = WarpsN_;
+};
+
+template <class View>
+using elem_t = std::remove_const_t<typename View::value_type>;
+
+template <class View>
+__device__ inline elem_t<View> load_raw(const View& v, index_t g, index_t i, index_t k) {
+  const multi_index<3> c{{g, i, k}};
+  return v.desc.is_valid(c) ? v.data[v.desc.offset(c)] : from_float<elem_t<View>>(0.0f);
+}
+
+struct launch_args {
+  int splits;
+  bool a_m_fast, b_n_fast;  // which GEMM dimension is contiguous in memory, for coalesced tile loads
+  split_k_mode mode;
+  float* workspace;         // [splits, G, M, N] partial sums (deterministic split-K)
+};
+
+template <class Policy, class Views>
+constexpr int threads_of() {
+  return Policy::WarpsM * Policy::WarpsN * arch::default_atom<elem_t<decltype(Views::a)>>::lanes;
+}
+
+template <class Policy, class Batch>
+__global__ void __launch_bounds__(threads_of<Policy, decltype(std::declval<Batch>().views(0))>())
+gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
+  using V = decltype(batch.views(0));
+  using E = elem_t<decltype(V::a)>;
+  using Atom = arch::default_atom<E>;
+  constexpr int BM = Policy::BM, BN = Policy::BN, BK = Policy::BK;
+  constexpr int WM = BM / Policy::WarpsM, WN = BN / Policy::WarpsN;  // warp tile
+  constexpr int TM = WM / Atom::M, TN = WN / Atom::N;                // atoms per warp tile
+  constexpr int threads = threads_of<Policy, V>();
+  constexpr int LDS = BK + 16 / sizeof(E);  // one 16-byte pad per row: fragment reads hit distinct banks
+  static_assert(WM % Atom::M == 0 && WN % Atom::N == 0 && BK % Atom::K == 0, "tile must be a multiple of the atom");
+  __shared__ E As[BM][LDS];
+  __shared__ E Bs[BN][LDS];
+
+  const V v = batch.views(blockIdx.z);
+  const index_t M = v.m(), N = v.n(), K = v.k(), G = v.groups();
+  const index_t tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
+  const index_t tm = blockIdx.x / tiles_n, tn = blockIdx.x % tiles_n;
+  if (tm >= tiles_m) return;  // classes of one launch differ in size
+  const index_t m0 = tm * BM, n0 = tn * BN;
+  const index_t g = blockIdx.y / la.splits;
+  const int s = blockIdx.y % la.splits;
+  const index_t KT = (K + BK - 1) / BK, per = (KT + la.splits - 1) / la.splits;
+  const index_t kt0 = s * per, kt1 = kt0 + per < KT ? kt0 + per : KT;
+
+  const int tid = threadIdx.x, lane = tid % Atom::lanes, warp = tid / Atom::lanes;
+  const int wm = warp / Policy::WarpsN, wn = warp % Policy::WarpsN;
+  float acc[TM][TN][Atom::c_per_lane];
+  TG_UNROLL for (int i = 0; i < TM; ++i)
+    TG_UNROLL for (int j = 0; j < TN; ++j)
+      TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) acc[i][j][e] = 0.0f;
+
+  for (index_t kt = kt0; kt < kt1; ++kt) {
+    for (int e = tid; e < BM * BK; e += threads) {
+      const int mm = la.a_m_fast ? e % BM : e / BK, kk = la.a_m_fast ? e / BM : e % BK;
+      const index_t m = m0 + mm, k = kt * BK + kk;
+      As[mm][kk] = (m < M && k < K) ? load_raw(v.a, g, m, k) : from_float<E>(0.0f);
+    }
+    for (int e = tid; e < BN * BK; e += threads) {
+      const int nn = la.b_n_fast ? e % BN : e / BK, kk = la.b_n_fast ? e / BN : e % BK;
+      const index_t n = n0 + nn, k = kt * BK + kk;
+      Bs[nn][kk] = (n < N && k < K) ? load_raw(v.b, g, n, k) : from_float<E>(0.0f);
+    }
+    __syncthreads();
+    TG_UNROLL for (int ks = 0; ks < BK; ks += Atom::K) {
+      E fa[TM][Atom::a_per_lane], fb[TN][Atom::b_per_lane];
+      TG_UNROLL for (int i = 0; i < TM; ++i)
+        TG_UNROLL for (int e = 0; e < Atom::a_per_lane; ++e) {
+          const auto rc = Atom::a_coord(lane, e);
+          fa[i][e] = As[wm * WM + i * Atom::M + rc.row][ks + rc.col];
+        }
+      TG_UNROLL for (int j = 0; j < TN; ++j)
+        TG_UNROLL for (int e = 0; e < Atom::b_per_lane; ++e) {
+          const auto kn = Atom::b_coord(lane, e);
+          fb[j][e] = Bs[wn * WN + j * Atom::N + kn.col][ks + kn.row];
+        }
+      TG_UNROLL for (int i = 0; i < TM; ++i)
+        TG_UNROLL for (int j = 0; j < TN; ++j) arch::mma<Atom>(acc[i][j], fa[i], fb[j]);
+    }
+    __syncthreads();
+  }
+
+  TG_UNROLL for (int i = 0; i < TM; ++i)
+    TG_UNROLL for (int j = 0; j < TN; ++j)
+      TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) {
+        const auto rc = Atom::c_coord(lane, e);
+        const index_t m = m0 + wm * WM + i * Atom::M + rc.row, n = n0 + wn * WN + j * Atom::N + rc.col;
+        if (m >= M || n >= N) continue;
+        const multi_index<3> c{{g, m, n}};
+        if (la.splits == 1) {
+          v.c.store(c, ep.apply(acc[i][j][e], ep.op == epilogue_op::accumulate ? v.c.load(c) : 0.0f));
+        } else if (la.mode == split_k_mode::deterministic) {
+          la.workspace[((s * G + g) * M + m) * N + n] = acc[i][j][e];
+        } else if constexpr (std::is_same_v<elem_t<decltype(V::c)>, float>) {
+          atomicAdd(&v.c.data[v.c.desc.offset(c)], ep.alpha * acc[i][j][e]);
+        }
+      }
+}
+
+// Deterministic split-K: partial sums added in chunk order, then the epilogue.
+template <class Batch>
+__global__ void splitk_reduce_kernel(Batch batch, gemm_epilogue ep, const float* ws, int splits, array<int, 3> order) {
+  const auto v = batch.views(0);
+  const multi_index<3> len{{v.groups(), v.m(), v.n()}};
+  const index_t total = len[0] * len[1] * len[2];
+  for (index_t l = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; l < total; l += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    const multi_index<3> c = index_in_order(l, len, order);
+    float acc = 0.0f;
+    for (int s = 0; s < splits; ++s) acc += ws[((s * len[0] + c[0]) * len[1] + c[1]) * len[2] + c[2]];
+    v.c.store(c, ep.apply(acc, ep.op == epilogue_op::accumulate ? v.c.load(c) : 0.0f));
+  }
+}
+
+template <class Batch>
+__global__ void fill_kernel(Batch batch, float value, array<int, 3> order) {
+  const auto v = batch.views(0);
+  const multi_index<3> len{{v.groups(), v.m(), v.n()}};
+  const index_t total = len[0] * len[1] * len[2];
+  for (index_t l = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; l < total; l += static_cast<index_t>(gridDim.x) * blockDim.x)
+    v.c.store(index_in_order(l, len, order), value);
+}
+
+template <class Desc>
+bool unit_step(const Desc& d, int dim) {
+  multi_index<3> e{};
+  e[dim] = 1;
+  return d.length(dim) > 1 && d.offset(e) - d.offset(multi_index<3>{}) == 1;
+}
+
+template <class Policy, class Batch>
+void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, index_t max_tiles, index_t G) {
+  using V = decltype(batch.views(0));
+  const V v0 = batch.views(0);
+  launch_args la{1, unit_step(v0.a.desc, 1), unit_step(v0.b.desc, 1), pol.mode, nullptr};
+  const index_t KT = (v0.k() + Policy::BK - 1) / Policy::BK;
+  if (batch.count() == 1 && pol.k_splits > 1 && KT > 1) la.splits = static_cast<int>(pol.k_splits < KT ? pol.k_splits : KT);
+  constexpr bool c_is_float = std::is_same_v<elem_t<decltype(V::c)>, float>;
+  if (la.mode == split_k_mode::atomic && (!c_is_float || ep.op != epilogue_op::store)) la.mode = split_k_mode::deterministic;
+  const auto order = memory_order(v0.c.desc);
+  arch::device_buffer<float> ws;
+  if (la.splits > 1 && la.mode == split_k_mode::deterministic) {
+    ws = arch::device_buffer<float>(static_cast<std::size_t>(la.splits * G * v0.m() * v0.n()));
+    la.workspace = ws.data();
+  }
+  if (la.splits > 1 && la.mode == split_k_mode::atomic)
+    TG_LAUNCH((fill_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, 0.0f, order);
+  const dim3 grid(static_cast<unsigned>(max_tiles), static_cast<unsigned>(G * la.splits), static_cast<unsigned>(batch.count()));
+  TG_LAUNCH((gemm_kernel<Policy, Batch>), grid, threads_of<Policy, V>(), 0, be.stream, batch, ep, la);
+  if (la.workspace)
+    TG_LAUNCH((splitk_reduce_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, ep, la.workspace, la.splits, order);
+  if (ws.data()) be.synchronize();  // the workspace is freed on return
+}
+}  // namespace gpu_gemm
+
+template <class Batch>
+void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_policy pol = {}) {
+  // The tile table: a large tile when the problem fills the device with it, a small one otherwise.
+  using big = gpu_gemm::tile_policy<128, 128, 32, 2, 2>;
+  using small = gpu_gemm::tile_policy<64, 64, 32, 2, 2>;
+  index_t tiles_big = 0, tiles_small = 0, G = 0;
+  for (index_t t = 0; t < batch.count(); ++t) {
+    const auto v = batch.views(t);
+    G = v.groups();
+    const index_t tb = ceil_div(v.m(), big::BM) * ceil_div(v.n(), big::BN), ts = ceil_div(v.m(), small::BM) * ceil_div(v.n(), small::BN);
+    tiles_big = tb > tiles_big ? tb : tiles_big;
+    tiles_small = ts > tiles_small ? ts : tiles_small;
+  }
+  if (G == 0 || tiles_small == 0) return;
+#if defined(TG_GEMM_BIG_TILES)
+  if (tiles_big * G * batch.count() >= 264) return gpu_gemm::launch<big>(be, batch, ep, pol, tiles_big, G);
+#endif
+  gpu_gemm::launch<small>(be, batch, ep, pol, tiles_small, G);
+}
+}  // namespace tg

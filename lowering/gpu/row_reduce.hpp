@@ -1,0 +1,63 @@
+// GPU row reductions and elementwise passes. row_sums: one block per row, a fixed-order tree
+// reduction in shared memory (bit-reproducible); the others: one thread per element in memory order.
+#pragma once
+#include "lowering/gpu/backend.hpp"
+#include "lowering/gpu/order.hpp"
+#include "lowering/row_reduce.hpp"
+
+namespace tg {
+namespace gpu_rows {
+constexpr int block = 256;
+
+template <class UView, class VView>
+__global__ void __launch_bounds__(block) row_sums_kernel(UView u, VView v, float* dot, float* sum) {
+  __shared__ float sd[block], ss[block];
+  const index_t r = blockIdx.x, L = v.desc.length(1);
+  float d = 0.0f, s = 0.0f;
+  for (index_t l = threadIdx.x; l < L; l += block) {
+    const float vv = v.load({{r, l}});
+    d += u.load({{r, l}}) * vv;
+    s += vv;
+  }
+  sd[threadIdx.x] = d;
+  ss[threadIdx.x] = s;
+  __syncthreads();
+  for (int w = block / 2; w > 0; w /= 2) {
+    if (static_cast<int>(threadIdx.x) < w) { sd[threadIdx.x] += sd[threadIdx.x + w]; ss[threadIdx.x] += ss[threadIdx.x + w]; }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) { dot[r] = sd[0]; sum[r] = ss[0]; }
+}
+
+template <class F>
+__global__ void for_each_kernel(index_t n, F f) {
+  for (index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<index_t>(gridDim.x) * blockDim.x) f(i);
+}
+
+template <class OutView, class UView, class VView>
+__global__ void row_affine_kernel(OutView out, UView u, VView v, row_coefficients k, array<int, 2> order) {
+  const multi_index<2> len{{out.desc.length(0), out.desc.length(1)}};
+  const index_t total = len[0] * len[1];
+  for (index_t l = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; l < total; l += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    const auto i = index_in_order(l, len, order);
+    out.store(i, k.a[i[0]] * u.load(i) + k.b[i[0]] * v.load(i) + k.c[i[0]]);
+  }
+}
+}  // namespace gpu_rows
+
+template <class UView, class VView>
+void row_sums(gpu_backend& be, const UView& u, const VView& v, float* dot, float* sum) {
+  TG_LAUNCH((gpu_rows::row_sums_kernel<UView, VView>), static_cast<unsigned>(v.desc.length(0)), gpu_rows::block, 0, be.stream, u, v, dot, sum);
+}
+
+template <class F>
+void for_each(gpu_backend& be, index_t n, const F& f) {
+  TG_LAUNCH((gpu_rows::for_each_kernel<F>), grid_for(n, 256), 256, 0, be.stream, n, f);
+}
+
+template <class OutView, class UView, class VView>
+void row_affine(gpu_backend& be, const OutView& out, const UView& u, const VView& v, row_coefficients k) {
+  TG_LAUNCH((gpu_rows::row_affine_kernel<OutView, UView, VView>), grid_for(out.desc.size(), 256), 256, 0, be.stream, out, u, v, k,
+            memory_order(out.desc));
+}
+}  // namespace tg
