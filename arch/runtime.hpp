@@ -324,6 +324,7 @@ inline float elapsed_ms(const event& start, const event& stop) {
   return ms;
 }
 
+#if defined(__CUDACC__) || defined(__HIP__)  // launching needs the device compiler; host-only code links against launched code
 // Launches kernel<<<grid, block, shmem, stream>>>(args...) and turns a launch error (bad
 // configuration, too much shared memory, no kernel image for this GPU) into an exception naming
 // `file:line`. Errors inside the running kernel surface at the next synchronizing call.
@@ -345,6 +346,7 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shmem,
 // A template kernel goes in parentheses: TG_LAUNCH((k<float, 4>), grid, block, 0, s, x, y).
 #define TG_LAUNCH(kernel, grid, block, shmem, stream, ...) \
   ::tg::arch::detail::launch_at(__FILE__, __LINE__, kernel, grid, block, shmem, stream __VA_OPT__(, ) __VA_ARGS__)
+#endif
 
 #endif
 

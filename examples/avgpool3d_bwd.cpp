@@ -42,13 +42,15 @@ int main(int argc, char** argv) {
 
     const std::vector<std::int64_t> xl{p.N, p.C, p.in[0], p.in[1], p.in[2]}, yl{p.N, p.C, p.out(0), p.out(1), p.out(2)};
     const std::vector<int> phys = layout == "ncdhw" ? std::vector<int>{0, 1, 2, 3, 4} : std::vector<int>{0, 2, 3, 4, 1};
-    const auto dy = ex::to_dtype<T>(ex::random_tensor(ex::volume(yl), o.init, rng));
+    const auto dyin = ex::make_input<T>(o, "dy", yl, phys, rng);
+    const auto& dy = dyin.canonical;
     std::vector<T> dx(static_cast<std::size_t>(ex::volume(xl)));
     ex::poison(dx);
-    auto d_dy = be.upload(ex::permute(dy, yl, phys, true));
+    auto d_dy = be.upload(dyin.physical);
     auto d_dx = be.upload(dx);
     auto op = [&] { ops::avgpool3d_bwd(be, p, d_dy.data(), d_dx.data()); be.synchronize(); };
     op();
+    ex::save_output(o, be, "dx", d_dx, dx);
     bool ok = true;
     std::string check = "skipped";
     if (o.verify) {

@@ -16,14 +16,15 @@ int main(int argc, char** argv) {
     auto rng = ex::make_rng(o);
     fmt::print("convnd_bwd_data {} {} on {} (seed {})\n", cli.describe(), o.dtype, be.name, o.seed);
     const auto xl = cli.x_len(), wl = cli.w_len(), yl = cli.y_len();
-    const auto dy = ex::to_dtype<T>(ex::random_tensor(ex::volume(yl), o.init, rng));
-    const auto w = ex::to_dtype<T>(ex::random_tensor(ex::volume(wl), o.init, rng));
+    const auto dyin = ex::make_input<T>(o, "dy", yl, cli.y_order(), rng), win = ex::make_input<T>(o, "w", wl, cli.w_order(), rng);
+    const auto &dy = dyin.canonical, &w = win.canonical;
     std::vector<T> dx(static_cast<std::size_t>(ex::volume(xl)));
     ex::poison(dx);
-    auto d_dy = be.upload(ex::permute(dy, yl, cli.y_order(), true)), d_w = be.upload(ex::permute(w, wl, cli.w_order(), true));
+    auto d_dy = be.upload(dyin.physical), d_w = be.upload(win.physical);
     auto d_dx = be.upload(dx);
     auto op = [&] { ops::convnd_bwd_data(be, p, d_dy.data(), d_w.data(), d_dx.data()); be.synchronize(); };
     op();
+    ex::save_output(o, be, "dx", d_dx, dx);
     bool ok = true;
     std::string check = "skipped";
     if (o.verify) {

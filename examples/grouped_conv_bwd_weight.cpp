@@ -21,15 +21,16 @@ int main(int argc, char** argv) {
     auto rng = ex::make_rng(o);
     fmt::print("grouped_conv_bwd_weight {} k-splits {} {} on {} (seed {})\n", cli.describe(), k_splits, o.dtype, be.name, o.seed);
     const auto xl = cli.x_len(), wl = cli.w_len(), yl = cli.y_len();
-    const auto x = ex::to_dtype<T>(ex::random_tensor(ex::volume(xl), o.init, rng));
-    const auto dy = ex::to_dtype<T>(ex::random_tensor(ex::volume(yl), o.init, rng));
+    const auto xin = ex::make_input<T>(o, "x", xl, cli.x_order(), rng), dyin = ex::make_input<T>(o, "dy", yl, cli.y_order(), rng);
+    const auto &x = xin.canonical, &dy = dyin.canonical;
     std::vector<T> dw(static_cast<std::size_t>(ex::volume(wl)));
     ex::poison(dw);
-    auto d_x = be.upload(ex::permute(x, xl, cli.x_order(), true)), d_dy = be.upload(ex::permute(dy, yl, cli.y_order(), true));
+    auto d_x = be.upload(xin.physical), d_dy = be.upload(dyin.physical);
     auto d_dw = be.upload(dw);
     const gemm_policy policy{k_splits, split_k_mode::deterministic};
     auto op = [&] { ops::grouped_conv_bwd_weight(be, p, d_x.data(), d_dy.data(), d_dw.data(), policy); be.synchronize(); };
     op();
+    ex::save_output(o, be, "dw", d_dw, dw);
     bool ok = true;
     std::string check = "skipped";
     if (o.verify) {

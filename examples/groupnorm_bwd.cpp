@@ -31,13 +31,13 @@ int main(int argc, char** argv) {
 
     const std::vector<std::int64_t> xl{p.N, p.C, p.hw()}, cl{p.C};
     const std::vector<int> phys = layout == "nchw" ? std::vector<int>{0, 1, 2} : std::vector<int>{0, 2, 1};
-    const auto x = ex::to_dtype<T>(ex::random_tensor(ex::volume(xl), o.init, rng));
-    const auto dy = ex::to_dtype<T>(ex::random_tensor(ex::volume(xl), o.init, rng));
-    const auto gamma = ex::to_dtype<T>(ex::random_tensor(p.C, o.init, rng)), beta = ex::to_dtype<T>(ex::random_tensor(p.C, o.init, rng));
+    const auto xin = ex::make_input<T>(o, "x", xl, phys, rng), dyin = ex::make_input<T>(o, "dy", xl, phys, rng);
+    const auto gin = ex::make_input<T>(o, "gamma", cl, {0}, rng), bin = ex::make_input<T>(o, "beta", cl, {0}, rng);
+    const auto &x = xin.canonical, &dy = dyin.canonical, &gamma = gin.canonical, &beta = bin.canonical;
     std::vector<T> dx(x.size()), dgamma(p.C), dbeta(p.C), y(x.size());
     std::vector<float> mean(p.N * p.G), rstd(p.N * p.G);
     ex::poison(dx); ex::poison(dgamma); ex::poison(dbeta);
-    auto d_x = be.upload(ex::permute(x, xl, phys, true)), d_dy = be.upload(ex::permute(dy, xl, phys, true));
+    auto d_x = be.upload(xin.physical), d_dy = be.upload(dyin.physical);
     auto d_gamma = be.upload(gamma), d_beta = be.upload(beta), d_y = be.upload(y);
     auto d_mean = be.upload(mean), d_rstd = be.upload(rstd);
     auto d_dx = be.upload(dx), d_dgamma = be.upload(dgamma), d_dbeta = be.upload(dbeta);
@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
       be.synchronize();
     };
     op();
+    ex::save_output(o, be, "dx", d_dx, dx);
+    ex::save_output(o, be, "dgamma", d_dgamma, dgamma);
+    ex::save_output(o, be, "dbeta", d_dbeta, dbeta);
     bool ok = true;
     std::string check = "skipped";
     if (o.verify) {

@@ -37,12 +37,12 @@ int main(int argc, char** argv) {
     fmt::print("maxpool2d_bwd {} {} on {} (seed {})\n", desc, o.dtype, be.name, o.seed);
     const std::vector<std::int64_t> xl{p.N, p.C, p.in[0], p.in[1]}, yl{p.N, p.C, p.out(0), p.out(1)};
     const std::vector<int> phys = layout == "nchw" ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0, 2, 3, 1};
-    const auto x = ex::to_dtype<T>(ex::random_tensor(xl[0] * xl[1] * xl[2] * xl[3], o.init, rng));
-    const auto dy = ex::to_dtype<T>(ex::random_tensor(yl[0] * yl[1] * yl[2] * yl[3], o.init, rng));
+    const auto xin = ex::make_input<T>(o, "x", xl, phys, rng), dyin = ex::make_input<T>(o, "dy", yl, phys, rng);
+    const auto &x = xin.canonical, &dy = dyin.canonical;
     std::vector<T> dx(x.size()), y(dy.size());
     std::vector<std::int32_t> idx(dy.size());
     ex::poison(dx); ex::poison(y);
-    auto d_x = be.upload(ex::permute(x, xl, phys, true)), d_dy = be.upload(ex::permute(dy, yl, phys, true));
+    auto d_x = be.upload(xin.physical), d_dy = be.upload(dyin.physical);
     auto d_dx = be.upload(dx), d_y = be.upload(y);
     auto d_idx = be.upload(std::vector<std::int32_t>(idx.size(), -7));
     if (indices) ops::maxpool2d_fwd(be, p, d_x.data(), d_y.data(), d_idx.data());
@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
       be.synchronize();
     };
     op();
+    ex::save_output(o, be, "dx", d_dx, dx);
     bool ok = true;
     std::string check = "skipped";
     if (o.verify) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -22,6 +23,7 @@ struct options {
   std::string dtype = "fp32", layout, backend = "auto";
   int repeat = 20;
   std::uint64_t seed = 0;
+  std::string load, save;  // folders of raw tensors in memory order (<name>.bin), for the benchmark
 };
 
 // CK's positional `verify init time [problem...]`, plus the named options every example has.
@@ -35,6 +37,8 @@ inline void add_common(CLI::App& app, options& o, const std::string& layouts) {
   app.add_option("--backend", o.backend, "host, gpu or auto (the GPU when there is one)")->check(CLI::IsMember({"auto", "host", "gpu"}));
   app.add_option("--repeat", o.repeat, "timed repetitions (median reported)")->check(CLI::PositiveNumber);
   app.add_option("--seed", o.seed, "random seed (0: a fresh one, printed)");
+  app.add_option("--load", o.load, "read the inputs from DIR/<name>.bin (raw, memory order) instead of drawing them");
+  app.add_option("--save", o.save, "write the outputs to DIR/<name>.bin (raw, memory order)");
 }
 
 inline std::mt19937_64 make_rng(options& o) {
@@ -86,6 +90,43 @@ V permute(const V& src, const std::vector<std::int64_t>& lengths, const std::vec
     for (int d = static_cast<int>(lengths.size()) - 1; d >= 0; --d) { if (++idx[d] < lengths[d]) break; idx[d] = 0; }
   }
   return dst;
+}
+
+// An input tensor: drawn at random in canonical order (or read from --load in memory order), in
+// both orders: canonical for the reference, physical for the op.
+template <class T>
+struct input_tensor {
+  std::vector<T> canonical, physical;
+};
+template <class T>
+input_tensor<T> make_input(const options& o, const char* name, const std::vector<std::int64_t>& lengths, const std::vector<int>& physical,
+                           std::mt19937_64& rng) {
+  std::int64_t n = 1;
+  for (auto l : lengths) n *= l;
+  input_tensor<T> t;
+  if (!o.load.empty()) {
+    t.physical.resize(static_cast<std::size_t>(n));
+    const std::string path = o.load + "/" + name + ".bin";
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    const bool ok = f && std::fread(t.physical.data(), sizeof(T), t.physical.size(), f) == t.physical.size();
+    if (f) std::fclose(f);
+    if (!ok) throw ops::invalid_problem("example", "--load", "cannot read " + std::to_string(n) + " elements from " + path);
+    t.canonical = permute(t.physical, lengths, physical, false);
+  } else {
+    t.canonical = to_dtype<T>(random_tensor(n, o.init, rng));
+    t.physical = permute(t.canonical, lengths, physical, true);
+  }
+  return t;
+}
+template <class Backend, class Buf, class T>
+void save_output(const options& o, Backend& be, const char* name, const Buf& buf, std::vector<T>& host) {
+  if (o.save.empty()) return;
+  be.download(buf, host);
+  const std::string path = o.save + "/" + name + ".bin";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  const bool ok = f && std::fwrite(host.data(), sizeof(T), host.size(), f) == host.size();
+  if (f) std::fclose(f);
+  if (!ok) throw ops::invalid_problem("example", "--save", "cannot write " + path);
 }
 
 struct check_result {

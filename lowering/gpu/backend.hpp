@@ -1,11 +1,40 @@
 // The GPU backend: pipelines launch kernels (lowering/gpu/*.hpp) on the current device through the
 // thin runtime layer of arch/ (CUDA for NVIDIA, HIP for AMD). Tensors are device pointers.
 #pragma once
+#include <memory>
 #include <vector>
 #include "arch/runtime.hpp"
 #include "dsl/config.hpp"
 
 namespace tg {
+// Scratch memory for pipelines (split-K workspaces, per-row sums): one device allocation reused
+// across calls, so a steady state makes no cudaMalloc/cudaFree (both synchronise the device).
+// It is handed out front to back; when a request does not fit, the stream is drained first, so no
+// kernel still reads the memory that is handed out again.
+class scratch_arena {
+ public:
+  void* take(std::size_t bytes, arch::stream_handle s) {
+    bytes = (bytes + 255) / 256 * 256;
+    if (used_ + bytes > buf_.size()) {
+      if (s) TG_CHECK(TG_RT(StreamSynchronize)(s)); else arch::synchronize();
+      if (bytes > buf_.size()) buf_ = arch::device_buffer<unsigned char>(bytes > (64u << 20) ? bytes : (64u << 20));
+      used_ = 0;
+    }
+    void* p = buf_.data() + used_;
+    used_ += bytes;
+    return p;
+  }
+ private:
+  arch::device_buffer<unsigned char> buf_;
+  std::size_t used_ = 0;
+};
+
+template <class T>
+struct scratch_span {
+  T* ptr;
+  T* data() const { return ptr; }
+};
+
 struct gpu_backend {
 #if defined(__HIP__)
   static constexpr const char* name = "gpu(hip)";
@@ -13,10 +42,11 @@ struct gpu_backend {
   static constexpr const char* name = "gpu";
 #endif
   arch::stream_handle stream = nullptr;
+  std::shared_ptr<scratch_arena> arena = std::make_shared<scratch_arena>();
 
   static bool available() { return arch::device_count() > 0; }
   template <class T>
-  arch::device_buffer<T> scratch(index_t n) const { return arch::device_buffer<T>(static_cast<std::size_t>(n)); }
+  scratch_span<T> scratch(index_t n) const { return {static_cast<T*>(arena->take(static_cast<std::size_t>(n) * sizeof(T), stream))}; }
   template <class T>
   arch::device_buffer<T> upload(const std::vector<T>& v) const { return arch::device_buffer<T>(v); }
   template <class T>

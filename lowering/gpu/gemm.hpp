@@ -158,18 +158,13 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
   constexpr bool c_is_float = std::is_same_v<elem_t<decltype(V::c)>, float>;
   if (la.mode == split_k_mode::atomic && (!c_is_float || ep.op != epilogue_op::store)) la.mode = split_k_mode::deterministic;
   const auto order = memory_order(v0.c.desc);
-  arch::device_buffer<float> ws;
-  if (la.splits > 1 && la.mode == split_k_mode::deterministic) {
-    ws = arch::device_buffer<float>(static_cast<std::size_t>(la.splits * G * v0.m() * v0.n()));
-    la.workspace = ws.data();
-  }
+  if (la.splits > 1 && la.mode == split_k_mode::deterministic) la.workspace = be.template scratch<float>(la.splits * G * v0.m() * v0.n()).data();
   if (la.splits > 1 && la.mode == split_k_mode::atomic)
     TG_LAUNCH((fill_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, 0.0f, order);
   const dim3 grid(static_cast<unsigned>(max_tiles), static_cast<unsigned>(G * la.splits), static_cast<unsigned>(batch.count()));
   TG_LAUNCH((gemm_kernel<Policy, Batch>), grid, threads_of<Policy, V>(), 0, be.stream, batch, ep, la);
   if (la.workspace)
     TG_LAUNCH((splitk_reduce_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, ep, la.workspace, la.splits, order);
-  if (ws.data()) be.synchronize();  // the workspace is freed on return
 }
 }  // namespace gpu_gemm
 

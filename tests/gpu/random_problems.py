@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Random problems for every op, dtype and layout on the GPU backend. Each run is one example
+invocation: fresh random inputs, poisoned outputs, checked against the naive host reference; the
+example exits 1 on a failed check. Usage: random_problems.py BUILD_DIR OP [COUNT] [SEED]"""
+import random, subprocess, sys
+
+build, op = sys.argv[1], sys.argv[2]
+count = int(sys.argv[3]) if len(sys.argv) > 3 else 12
+rng = random.Random(int(sys.argv[4]) if len(sys.argv) > 4 else random.randrange(1 << 30))
+
+def window_ok(i, k, s, d, pl, pr, pool):
+    span = d * (k - 1) + 1
+    return span <= i + pl + pr and (not pool or (2 * pl <= span and 2 * pr <= span))
+
+def pool_dims(nd):
+    while True:
+        g = [(rng.randint(3, 19), rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 2)) for _ in range(nd)]
+        g = [(i, k, s, d, rng.randint(0, (d * (k - 1) + 1) // 2)) for i, k, s, d in g]
+        if all(window_ok(i, k, s, d, p, p, True) for i, k, s, d, p in g):
+            return g
+
+def case():
+    dt = rng.choice(["fp32", "fp16", "bf16"])
+    if op == "maxpool2d_bwd":
+        g = pool_dims(2)
+        args = [rng.randint(1, 3), rng.randint(1, 9)] + [x[1] for x in g] + [x[0] for x in g] + [x[2] for x in g] + [x[3] for x in g] + [x[4] for x in g]
+        return args, ["--layout", rng.choice(["nchw", "nhwc"])] + (["--indices"] if rng.random() < 0.5 else []), dt
+    if op == "avgpool3d_bwd":
+        g = pool_dims(3)
+        args = [rng.randint(1, 2), rng.randint(1, 6)] + [x[1] for x in g] + [x[0] for x in g] + [x[2] for x in g] + [x[3] for x in g] + [x[4] for x in g] * 2
+        return args, ["--layout", rng.choice(["ncdhw", "ndhwc"])] + (["--exclude-pad"] if rng.random() < 0.5 else []), dt
+    if op == "groupnorm_bwd":
+        G = rng.randint(1, 8)
+        return [rng.randint(1, 3), rng.randint(1, 17), rng.randint(1, 17), G, G * rng.randint(1, 6)], ["--layout", rng.choice(["nchw", "nhwc"])], dt
+    nd = rng.randint(1, 3)
+    G = rng.choice([1, 1, 2, 3])
+    depthwise = rng.random() < 0.2
+    C = G * rng.randint(1, 12); K = G * rng.randint(1, 12)
+    if depthwise:
+        G = C = K = rng.randint(2, 24)
+    while True:
+        f = [rng.randint(1, 4) for _ in range(nd)]; i = [rng.randint(3, 14 if nd == 3 else 24) for _ in range(nd)]
+        s = [rng.randint(1, 3) for _ in range(nd)]; d = [rng.randint(1, 3) for _ in range(nd)]
+        pl = [rng.randint(0, 2) for _ in range(nd)]; pr = [rng.randint(0, 2) for _ in range(nd)]
+        if all(window_ok(*x, False) for x in zip(i, f, s, d, pl, pr)):
+            break
+    extra = ["--layout", rng.choice(["gnhwc", "nhwgc", "nchw"])]
+    if op == "grouped_conv_bwd_weight":
+        extra += ["--k-splits", str(rng.randint(1, 4))]
+    return [nd, G, rng.randint(1, 3), K, C] + f + i + s + d + pl + pr, extra, dt
+
+failed = 0
+for n in range(count):
+    args, extra, dt = case()
+    cmd = [f"{build}/examples/{op}", "1", str(rng.choice([1, 2])), "0"] + [str(a) for a in args] + extra + ["--backend", "gpu", "--dtype", dt]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    ok = r.returncode == 0 and "FAIL" not in r.stdout
+    failed += not ok
+    print(("ok   " if ok else "FAIL ") + " ".join(cmd[1:]), flush=True)
+    if not ok:
+        print(r.stdout[-2000:], r.stderr[-2000:])
+print(f"{count - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

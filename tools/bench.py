@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""tilegrad vs PyTorch (cuDNN / native CUDA kernels) on the cases of docs/design.md, in one GPU session.
+For each case PyTorch draws the inputs; tilegrad's example reads the same bytes (--load), runs and times
+its op (--time), writes its outputs (--save); PyTorch runs and times its own op on the same tensors and
+the outputs are compared. Writes bench.json and bench.md to the output folder.
+Usage: bench.py BUILD_DIR OUT_DIR [--quick]"""
+import json, os, re, statistics, subprocess, sys, tempfile, datetime
+import torch
+
+build, out = sys.argv[1], sys.argv[2]
+quick = "--quick" in sys.argv
+dev = "cuda"
+torch.backends.cudnn.benchmark = True
+
+def bench(fn, reps=50, warm=10):
+    for _ in range(warm): fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
+        s.record(); fn(); e.record(); torch.cuda.synchronize(); ts.append(s.elapsed_time(e))
+    return statistics.median(ts)
+
+def roofs():
+    a = torch.empty(1 << 30, dtype=torch.uint8, device=dev); b = torch.empty_like(a)
+    copy = 2 * a.numel() / bench(lambda: b.copy_(a), reps=20) / 1e6
+    m = torch.randn(8192, 8192, dtype=torch.float16, device=dev); n = torch.randn_like(m)
+    gemm = 2 * 8192 ** 3 / bench(lambda: m @ n, reps=20) / 1e9
+    return copy, gemm  # GB/s, TFLOP/s
+
+def cl(t):
+    return t.contiguous(memory_format=torch.channels_last if t.dim() == 4 else torch.channels_last_3d) if t.dim() in (4, 5) else t.contiguous()
+
+def save(t, d, name, channels_last):
+    t = t.detach()
+    if channels_last and t.dim() in (4, 5):
+        t = t.permute(0, *range(2, t.dim()), 1)  # memory order of channels_last
+    t.contiguous().cpu().view(torch.uint8).numpy().tofile(os.path.join(d, name + ".bin")) if t.dtype != torch.bfloat16 else \
+        t.contiguous().cpu().view(torch.int16).numpy().tofile(os.path.join(d, name + ".bin"))
+
+def load(like, d, name, channels_last):
+    shape = list(like.shape)
+    if channels_last and like.dim() in (4, 5):
+        shape = [shape[0]] + shape[2:] + [shape[1]]
+    raw = torch.from_file(os.path.join(d, name + ".bin"), size=like.numel() * like.element_size(), dtype=torch.uint8)
+    t = raw.view(like.dtype).view(shape).to(dev)
+    if channels_last and like.dim() in (4, 5):
+        t = t.permute(0, like.dim() - 1, *range(1, like.dim() - 1))
+    return t
+
+def run_ours(example, args, layout, dt, d):
+    dts = {torch.float16: "fp16", torch.float32: "fp32", torch.bfloat16: "bf16"}[dt]
+    cmd = [f"{build}/examples/{example}", "0", "0", "1"] + [str(a) for a in args] + [
+        "--backend", "gpu", "--dtype", dts, "--layout", layout, "--load", d, "--save", d, "--repeat", "50"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    m = re.search(r"Perf: ([0-9.e+-]+) ms", r.stdout)
+    if r.returncode != 0 or not m:
+        raise RuntimeError(" ".join(cmd) + "\n" + r.stdout[-1500:] + r.stderr[-1500:])
+    return float(m.group(1))
+
+def rel_err(a, b):
+    a = a.float(); b = b.float()
+    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
+
+rows = []
+def report(op, case, dt, layout, ours, peer, nbytes, flops, err, copy, gemm):
+    r = dict(op=op, case=case, dtype=str(dt).replace("torch.", ""), layout=layout, tilegrad_ms=round(ours, 4), torch_ms=round(peer, 4),
+             ratio=round(peer / ours, 3), gbs=round(nbytes / ours / 1e6, 1), pct_bw=round(100 * nbytes / ours / 1e6 / copy, 1),
+             tflops=round(flops / ours / 1e9, 1) if flops else 0.0, pct_flop=round(100 * flops / ours / 1e9 / gemm, 1) if flops else 0.0,
+             rel_err=float(f"{err:.2e}"))
+    rows.append(r); print(json.dumps(r), flush=True)
+
+def maxpool(case, N, C, H, W, k, s, p, dt, chl, copy, gemm):
+    x = torch.randn(N, C, H, W, device=dev, dtype=dt); x = cl(x) if chl else x
+    y, idx = torch.ops.aten.max_pool2d_with_indices(x, [k, k], [s, s], [p, p], [1, 1], False)
+    dy = torch.randn_like(y)
+    f = lambda: torch.ops.aten.max_pool2d_with_indices_backward(dy, x, [k, k], [s, s], [p, p], [1, 1], False, idx)
+    with tempfile.TemporaryDirectory() as d:
+        save(x, d, "x", chl); save(dy, d, "dy", chl)
+        ours = run_ours("maxpool2d_bwd", [N, C, k, k, H, W, s, s, 1, 1, p, p], "nhwc" if chl else "nchw", dt, d) if True else 0
+        dx = f(); err = rel_err(load(dx, d, "dx", chl), dx)
+    report("maxpool2d_bwd", case, dt, "NHWC" if chl else "NCHW", ours, bench(f), (2 * x.numel() + dy.numel()) * x.element_size(), 0, err, copy, gemm)
+
+def avgpool(case, N, C, D, H, W, k, s, p, dt, chl, copy, gemm):
+    x = torch.randn(N, C, D, H, W, device=dev, dtype=dt); x = cl(x) if chl else x
+    y = torch.ops.aten.avg_pool3d(x, [k] * 3, [s] * 3, [p] * 3, False, True, None)
+    dy = torch.randn_like(y)
+    f = lambda: torch.ops.aten.avg_pool3d_backward(dy, x, [k] * 3, [s] * 3, [p] * 3, False, True, None)
+    with tempfile.TemporaryDirectory() as d:
+        save(dy, d, "dy", chl)
+        ours = run_ours("avgpool3d_bwd", [N, C, k, k, k, D, H, W, s, s, s, 1, 1, 1, p, p, p, p, p, p], "ndhwc" if chl else "ncdhw", dt, d)
+        dx = f(); err = rel_err(load(dx, d, "dx", chl), dx)
+    report("avgpool3d_bwd", case, dt, "NDHWC" if chl else "NCDHW", ours, bench(f), (x.numel() + dy.numel()) * x.element_size(), 0, err, copy, gemm)
+
+def groupnorm(case, N, C, H, W, G, dt, chl, copy, gemm):
+    x = torch.randn(N, C, H, W, device=dev, dtype=dt); x = cl(x) if chl else x
+    gamma = torch.randn(C, device=dev, dtype=dt); beta = torch.randn(C, device=dev, dtype=dt)
+    dy = torch.randn_like(x)
+    xr = x.detach().requires_grad_(); gr = gamma.detach().requires_grad_(); br = beta.detach().requires_grad_()
+    y = torch.nn.functional.group_norm(xr, G, gr, br, 1e-5)
+    if not chl:
+        _, mean, rstd = torch.ops.aten.native_group_norm(x, gamma, beta, N, C, H * W, G, 1e-5)
+        f = lambda: torch.ops.aten.native_group_norm_backward(dy, x, mean, rstd, gamma, N, C, H * W, G, [True, True, True])
+    else:
+        f = lambda: torch.autograd.grad(y, [xr, gr, br], dy, retain_graph=True)
+    with tempfile.TemporaryDirectory() as d:
+        for t, n in ((x, "x"), (dy, "dy"), (gamma, "gamma"), (beta, "beta")): save(t, d, n, chl)
+        ours = run_ours("groupnorm_bwd", [N, H, W, G, C], "nhwc" if chl else "nchw", dt, d)
+        dx, dg, db = f()
+        err = max(rel_err(load(dx, d, "dx", chl), dx), rel_err(load(dg, d, "dgamma", False), dg), rel_err(load(db, d, "dbeta", False), db))
+    report("groupnorm_bwd", case, dt, "NHWC" if chl else "NCHW", ours, bench(f), 3 * x.numel() * x.element_size(), 0, err, copy, gemm)
+
+def conv(op, case, N, K, C, G, sp, filt, stride, pad, dt, chl, copy, gemm):
+    nd = len(sp)
+    chl = chl and nd > 1
+    x = torch.randn(N, C, *sp, device=dev, dtype=dt); x = cl(x) if chl else x
+    w = torch.randn(K, C // G, *filt, device=dev, dtype=dt); w = cl(w) if chl else w
+    y = torch.ops.aten.convolution(x, w, None, stride, pad, [1] * nd, False, [0] * nd, G)
+    dy = torch.randn_like(y); dy = cl(dy) if chl else dy.contiguous()
+    data = op == "convnd_bwd_data"
+    mask = [True, False, False] if data else [False, True, False]
+    f = lambda: torch.ops.aten.convolution_backward(dy, x, w, None, stride, pad, [1] * nd, False, [0] * nd, G, mask)
+    args = [nd, G, N, K, C] + list(filt) + list(sp) + list(stride) + [1] * nd + list(pad) + list(pad)
+    with tempfile.TemporaryDirectory() as d:
+        save(dy, d, "dy", chl); save(w if data else x, d, "w" if data else "x", chl)
+        ours = run_ours(op, args, "nhwgc" if chl else "nchw", dt, d)
+        ref = f()[0 if data else 1]
+        err = rel_err(load(ref, d, "dx" if data else "dw", chl), ref)
+    flops = 2.0 * dy.numel() * (C // G) * torch.tensor(filt).prod().item()
+    report(op, case, dt, ("NHWC" if nd == 2 else "NDHWC") if chl else "NCHW", ours, bench(f), (x.numel() + w.numel() + dy.numel()) * x.element_size(), flops, err, copy, gemm)
+
+def main():
+    copy, gemm = roofs()
+    print(f"roofs: copy {copy:.0f} GB/s, fp16 gemm {gemm:.0f} TFLOP/s", flush=True)
+    cases = [
+        lambda dt, c: maxpool("resnet-stem N128 C64 112x112 3x3 s2 p1", 128, 64, 112, 112, 3, 2, 1, dt, c, copy, gemm),
+        lambda dt, c: maxpool("N64 C256 56x56 2x2 s2", 64, 256, 56, 56, 2, 2, 0, dt, c, copy, gemm),
+        lambda dt, c: avgpool("video N16 C64 16x56x56 2^3 s2", 16, 64, 16, 56, 56, 2, 2, 0, dt, c, copy, gemm),
+        lambda dt, c: avgpool("N8 C128 16x32x32 3^3 s1 p1", 8, 128, 16, 32, 32, 3, 1, 1, dt, c, copy, gemm),
+        lambda dt, c: groupnorm("unet N8 C320 64x64 G32", 8, 320, 64, 64, 32, dt, c, copy, gemm),
+        lambda dt, c: groupnorm("N32 C256 56x56 G32", 32, 256, 56, 56, 32, dt, c, copy, gemm),
+        lambda dt, c: conv("convnd_bwd_data", "seed N128 K256 C128 71x71 3x3 s2 p1", 128, 256, 128, 1, [71, 71], [3, 3], [2, 2], [1, 1], dt, c, copy, gemm),
+        lambda dt, c: conv("convnd_bwd_data", "resnet N64 K64 C64 56x56 3x3 p1", 64, 64, 64, 1, [56, 56], [3, 3], [1, 1], [1, 1], dt, c, copy, gemm),
+        lambda dt, c: conv("convnd_bwd_data", "3d N4 K64 C64 16x56x56 3^3 p1", 4, 64, 64, 1, [16, 56, 56], [3, 3, 3], [1, 1, 1], [1, 1, 1], dt, c, copy, gemm),
+        lambda dt, c: conv("convnd_bwd_data", "1d N32 K256 C256 W4096 k3 p1", 32, 256, 256, 1, [4096], [3], [1], [1], dt, c, copy, gemm),
+        lambda dt, c: conv("grouped_conv_bwd_weight", "resnext N64 G32 C=K256 56x56 3x3 p1", 64, 256, 256, 32, [56, 56], [3, 3], [1, 1], [1, 1], dt, c, copy, gemm),
+        lambda dt, c: conv("grouped_conv_bwd_weight", "depthwise N64 G=C=K384 28x28 7x7 p3", 64, 384, 384, 384, [28, 28], [7, 7], [1, 1], [3, 3], dt, c, copy, gemm),
+        lambda dt, c: conv("grouped_conv_bwd_weight", "dense N128 K256 C128 71x71 3x3 s2 p1", 128, 256, 128, 1, [71, 71], [3, 3], [2, 2], [1, 1], dt, c, copy, gemm),
+    ]
+    for dt in ((torch.float16,) if quick else (torch.float16, torch.float32)):
+        for chl in (False, True):
+            for c in cases:
+                try:
+                    c(dt, chl)
+                except Exception as e:  # a failing case is reported, the others still run
+                    print("ERROR", str(e)[:2000], flush=True)
+    name = torch.cuda.get_device_name()
+    with open(os.path.join(out, "bench.json"), "w") as f:
+        json.dump(dict(device=name, date=datetime.date.today().isoformat(), torch=torch.__version__, cudnn=torch.backends.cudnn.version(),
+                       copy_gbs=copy, gemm_tflops=gemm, rows=rows), f, indent=1)
+    with open(os.path.join(out, "bench.md"), "w") as f:
+        f.write(f"Device {name}, {datetime.date.today()}, PyTorch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}; "
+                f"roofs measured in this run: copy {copy:.0f} GB/s, fp16 GEMM {gemm:.0f} TFLOP/s.\n\n")
+        f.write("| op | case | dtype | layout | tilegrad ms | PyTorch ms | ratio | GB/s | % copy bw | TFLOP/s | % GEMM | rel err |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            f.write(f"| {r['op']} | {r['case']} | {r['dtype']} | {r['layout']} | {r['tilegrad_ms']} | {r['torch_ms']} | {r['ratio']} | {r['gbs']} | "
+                    f"{r['pct_bw']} | {r['tflops']} | {r['pct_flop']} | {r['rel_err']} |\n")
+    print(open(os.path.join(out, "bench.md")).read())
+
+main()
