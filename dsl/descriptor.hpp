@@ -39,10 +39,13 @@ template <class Lengths, class Strides>
 TG_FN auto make_naive_descriptor(Lengths lengths, Strides strides) {
   constexpr int n = tuple_size_v<Lengths>;
   index_t space = 1;
+  bool empty = false;  // a tensor with a zero length addresses nothing
   static_for<n>([&](auto i) {
     const index_t s = as_index(get<i>(strides));
     space += (as_index(get<i>(lengths)) - 1) * (s < 0 ? -s : s);
+    empty = empty || as_index(get<i>(lengths)) == 0;
   });
+  if (empty) space = 0;
   auto st = make_stage(tg::make_tuple(embed<Lengths, Strides>{lengths, strides}), tg::make_tuple(seq<0>{}), tg::make_tuple(iota<n>{}));
   return make_descriptor(make_adaptor(st), space);
 }

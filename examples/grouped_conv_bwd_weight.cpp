@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
       const auto ref_dw = ref::conv_bwd_weight(cli.reference(), ex::to_double(x), ex::to_double(dy));
       double sums = double(p.N);
       for (int d = 0; d < p.ndim; ++d) sums *= p.out(d);
-      ok = ex::check_tensor("dw", be, d_dw, dw, wl, cli.w_order(), ref_dw, std::sqrt(sums) * (o.init == 1 ? 25.0 : 1.0));
+      ok = ex::check_tensor("dw", be, d_dw, dw, wl, cli.w_order(), ref_dw, std::sqrt(sums) * (o.init == 1 ? 25.0 : 1.0), true);
       check = ok ? "pass" : "FAIL";
     }
     double ms = -1;
