@@ -32,7 +32,7 @@ if [ "$what" != bench ]; then
   tail -25 "$out/ctest-gpu.log"
 fi
 if [ "$what" != check ] && [ -x tools/bench.sh ]; then
-  tools/bench.sh build-gpu "$out" || status=1
+  tools/bench.sh build-gpu "$out" ${BENCH_ARGS:-} || status=1
 fi
 echo "total: $(( $(date +%s) - t0 )) s, status $status"
 exit $status
