@@ -17,6 +17,18 @@ struct window_max {
   index_t tap;  // row-major tap index of the winner; -1 when the window holds only padding
 };
 
+// The forward result of one window: its maximum and the flat input position of the winner
+// (-1 when the window lies entirely in padding, as PyTorch).
+template <int ND>
+TG_FN index_t winner_position(const window_geometry<ND>& g, const multi_index<ND>& ho, index_t tap) {
+  if (tap < 0) return -1;
+  multi_index<ND> taps{}, in{}, hi{};
+  TG_UNROLL for (int d = 0; d < ND; ++d) { taps[d] = g[d].win; in[d] = g[d].in; }
+  const multi_index<ND> t = unflatten(tap, taps);
+  TG_UNROLL for (int d = 0; d < ND; ++d) hi[d] = ho[d] * g[d].stride + t[d] * g[d].dilation - g[d].pad_l;
+  return flatten(hi, in);
+}
+
 template <int ND>
 TG_FN bool next_tap(multi_index<2 + 2 * ND>& i, const multi_index<ND>& taps) {
   bool carry = true;
@@ -34,7 +46,7 @@ TG_FN bool next_tap(multi_index<2 + 2 * ND>& i, const multi_index<ND>& taps) {
 // never takes part.
 template <int ND, class XWin>
 TG_FN window_max max_of_window(const XWin& xw, index_t n, index_t c, const multi_index<ND>& ho, const multi_index<ND>& taps) {
-  window_max best{0.0f, -1};
+  window_max best{-__builtin_huge_valf(), -1};  // -inf: a window of padding only (dilation > 1) has no maximum
   multi_index<2 + 2 * ND> i{};
   i[0] = n; i[1] = c;
   TG_UNROLL for (int d = 0; d < ND; ++d) { i[2 + d] = ho[d]; i[2 + ND + d] = 0; }

@@ -39,12 +39,16 @@ struct groupnorm_problem {
   }
 };
 
-// Per (n, group): the statistics from the sums of x and x^2.
-struct groupnorm_stats {
-  const float *sum_sq, *sum; float *mean, *rstd; index_t D; float eps;
+// Per (n, group): the mean from the first pass, then rstd from the sums of (x - mean) of the second
+// (two passes: E[x^2] - E[x]^2 cancels catastrophically when the mean is large against the spread).
+struct groupnorm_mean {
+  const float* sum; float* mean; index_t D;
+  TG_FN void operator()(index_t i) const { mean[i] = sum[i] / D; }
+};
+struct groupnorm_rstd {
+  const float *sum_sq, *sum; const float* mean; float* rstd; index_t D; float eps;
   TG_FN void operator()(index_t i) const {
-    const float m = sum[i] / D, var = sum_sq[i] / D - m * m;
-    mean[i] = m;
+    const float shift = sum[i] / D, var = sum_sq[i] / D - shift * shift;  // shift ~ 0: no cancellation left
     rstd[i] = 1.0f / sqrtf((var > 0.0f ? var : 0.0f) + eps);
   }
 };
@@ -100,8 +104,11 @@ void groupnorm_fwd(Backend& be, const groupnorm_problem& p, const T* x, const T*
   p.validate("groupnorm_fwd");
   const index_t NG = p.N * p.G, NC = p.N * p.C, Cg = p.C / p.G;
   auto sum_sq = be.template scratch<float>(NG), sum = be.template scratch<float>(NG);
-  row_sums(be, make_view(x, p.groups()), make_view(x, p.groups()), sum_sq.data(), sum.data());
-  for_each(be, NG, groupnorm_stats{sum_sq.data(), sum.data(), mean, rstd, Cg * p.hw(), p.eps});
+  const auto groups = make_view(x, p.groups());
+  row_sums(be, groups, groups, sum_sq.data(), sum.data());
+  for_each(be, NG, groupnorm_mean{sum.data(), mean, Cg * p.hw()});
+  row_sums(be, groups, groups, sum_sq.data(), sum.data(), mean);
+  for_each(be, NG, groupnorm_rstd{sum_sq.data(), sum.data(), mean, rstd, Cg * p.hw(), p.eps});
   auto a = be.template scratch<float>(NC), b = be.template scratch<float>(NC), c = be.template scratch<float>(NC);
   for_each(be, NC, groupnorm_fwd_coefficients<T>{gamma, beta, mean, rstd, a.data(), b.data(), c.data(), p.C, Cg});
   row_affine(be, make_view(y, p.rows()), make_view(x, p.rows()), make_view(x, p.rows()), {a.data(), b.data(), c.data()});

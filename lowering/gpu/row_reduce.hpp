@@ -10,13 +10,14 @@ namespace gpu_rows {
 constexpr int block = 256;
 
 template <class UView, class VView>
-__global__ void __launch_bounds__(block) row_sums_kernel(UView u, VView v, float* dot, float* sum) {
+__global__ void __launch_bounds__(block) row_sums_kernel(UView u, VView v, float* dot, float* sum, const float* shift) {
   __shared__ float sd[block], ss[block];
   const index_t r = blockIdx.x, L = v.desc.length(1);
+  const float sh = shift ? shift[r] : 0.0f;
   float d = 0.0f, s = 0.0f;
   for (index_t l = threadIdx.x; l < L; l += block) {
-    const float vv = v.load({{r, l}});
-    d += u.load({{r, l}}) * vv;
+    const float vv = v.load({{r, l}}) - sh;
+    d += (u.load({{r, l}}) - sh) * vv;
     s += vv;
   }
   sd[threadIdx.x] = d;
@@ -46,8 +47,9 @@ __global__ void row_affine_kernel(OutView out, UView u, VView v, row_coefficient
 }  // namespace gpu_rows
 
 template <class UView, class VView>
-void row_sums(gpu_backend& be, const UView& u, const VView& v, float* dot, float* sum) {
-  TG_LAUNCH((gpu_rows::row_sums_kernel<UView, VView>), static_cast<unsigned>(v.desc.length(0)), gpu_rows::block, 0, be.stream, u, v, dot, sum);
+void row_sums(gpu_backend& be, const UView& u, const VView& v, float* dot, float* sum, const float* shift = nullptr) {
+  TG_LAUNCH((gpu_rows::row_sums_kernel<UView, VView>), static_cast<unsigned>(v.desc.length(0)), gpu_rows::block, 0, be.stream, u, v, dot, sum,
+            shift);
 }
 
 template <class F>

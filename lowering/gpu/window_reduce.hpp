@@ -23,18 +23,15 @@ template <int ND, class XWin, class YView, class IdxView>
 __global__ void max_forward_kernel(window_geometry<ND> g, XWin xw, YView y, IdxView idx, array<int, 2 + ND> order) {
   const auto len = y.desc.lengths();
   const index_t total = volume(len);
-  multi_index<ND> taps{}, in{};
-  for (int d = 0; d < ND; ++d) { taps[d] = g[d].win; in[d] = g[d].in; }
+  multi_index<ND> taps{};
+  TG_UNROLL for (int d = 0; d < ND; ++d) taps[d] = g[d].win;
   for (index_t l = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; l < total; l += static_cast<index_t>(gridDim.x) * blockDim.x) {
     const auto i = index_in_order(l, len, order);
     multi_index<ND> ho{};
     for (int d = 0; d < ND; ++d) ho[d] = i[2 + d];
     const window_max m = max_of_window<ND>(xw, i[0], i[1], ho, taps);
-    const multi_index<ND> tap = unflatten(m.tap, taps);
-    multi_index<ND> hi{};
-    for (int d = 0; d < ND; ++d) hi[d] = ho[d] * g[d].stride + tap[d] * g[d].dilation - g[d].pad_l;
     y.store(i, m.value);
-    idx.data[idx.desc.offset(i)] = static_cast<std::remove_cv_t<typename IdxView::value_type>>(flatten(hi, in));
+    idx.data[idx.desc.offset(i)] = static_cast<std::remove_cv_t<typename IdxView::value_type>>(winner_position<ND>(g, ho, m.tap));
   }
 }
 }  // namespace gpu_window

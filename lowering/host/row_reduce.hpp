@@ -5,13 +5,14 @@
 
 namespace tg {
 template <class UView, class VView>
-void row_sums(host_backend, const UView& u, const VView& v, float* dot, float* sum) {
+void row_sums(host_backend, const UView& u, const VView& v, float* dot, float* sum, const float* shift = nullptr) {
   const index_t R = v.desc.length(0), L = v.desc.length(1);
   for (index_t r = 0; r < R; ++r) {
     double d = 0.0, s = 0.0;
+    const float sh = shift ? shift[r] : 0.0f;
     for (index_t l = 0; l < L; ++l) {
-      const float vv = v.load({{r, l}});
-      d += static_cast<double>(u.load({{r, l}})) * vv;
+      const float vv = v.load({{r, l}}) - sh;
+      d += static_cast<double>(u.load({{r, l}}) - sh) * vv;
       s += vv;
     }
     dot[r] = static_cast<float>(d);

@@ -21,18 +21,15 @@ void window_gather(host_backend, const window_geometry<ND>& g, const DyView& dy,
 template <int ND, class XWin, class YView, class IdxView>
 void window_max_forward(host_backend, const window_geometry<ND>& g, const XWin& xw, const YView& y, const IdxView& idx) {
   const auto len = y.desc.lengths();
-  multi_index<ND> taps{}, in{};
-  for (int d = 0; d < ND; ++d) { taps[d] = g[d].win; in[d] = g[d].in; }
+  multi_index<ND> taps{};
+  TG_UNROLL for (int d = 0; d < ND; ++d) taps[d] = g[d].win;
   multi_index<2 + ND> i{};
   do {
     multi_index<ND> ho{};
     for (int d = 0; d < ND; ++d) ho[d] = i[2 + d];
     const window_max m = max_of_window<ND>(xw, i[0], i[1], ho, taps);
-    const multi_index<ND> tap = unflatten(m.tap, taps);
-    multi_index<ND> hi{};
-    for (int d = 0; d < ND; ++d) hi[d] = ho[d] * g[d].stride + tap[d] * g[d].dilation - g[d].pad_l;
     y.store(i, m.value);
-    idx.data[idx.desc.offset(i)] = static_cast<std::remove_cv_t<typename IdxView::value_type>>(flatten(hi, in));
+    idx.data[idx.desc.offset(i)] = static_cast<std::remove_cv_t<typename IdxView::value_type>>(winner_position<ND>(g, ho, m.tap));
   } while (next_index(i, len));
 }
 }  // namespace tg
