@@ -54,6 +54,16 @@ struct stage_of<bound<T, L, U>...> {
   static_assert(detail::is_partition<n_lower, L...>(), "stage: lower ids must cover each lower dimension once");
   tuple<bound<T, L, U>...> parts;
 
+  // Separable: every transform reads one upper dimension, so each lower dimension is a function of a
+  // single upper one (lower_source()[j] names it). A GEMM kernel then evaluates such a stage once per
+  // tile row and once per k instead of once per element (group_dims stages are separable).
+  static constexpr bool separable = (true && ... && (T::n_upper == 1));
+  static constexpr array<int, n_lower> lower_source() {
+    array<int, n_lower> src{};
+    (mark_source(src, L{}, U{}), ...);
+    return src;
+  }
+
   TG_FN multi_index<n_upper> upper_lengths() const {
     multi_index<n_upper> r{};
     static_for<sizeof...(T)>([&](auto i) {
@@ -90,6 +100,11 @@ struct stage_of<bound<T, L, U>...> {
   }
 
  private:
+  template <int... Ls, int... Us>
+  static constexpr void mark_source(array<int, n_lower>& src, seq<Ls...>, seq<Us...>) {
+    constexpr int u = sizeof...(Us) == 1 ? (0 + ... + Us) : -1;
+    ((src[Ls] = u), ...);
+  }
   template <class TT, class LL, class UU>
   static constexpr UU up_ids(const bound<TT, LL, UU>&) { return {}; }
   template <class TT, class LL, class UU>
@@ -129,6 +144,11 @@ struct adaptor {
   TG_FN bool is_valid(const multi_index<n_top>& top) const {
     if constexpr (always_valid) { return true; } else { bool ok = true; check<0>(top, ok); return ok; }
   }
+  // The same from an index at level S (the input of stage S), skipping the stages above it.
+  template <int S, int N>
+  TG_FN multi_index<n_bottom> bottom_from(const multi_index<N>& level) const { return descend<S>(level); }
+  template <int S, int N>
+  TG_FN bool valid_from(const multi_index<N>& level) const { bool ok = true; check<S>(level, ok); return ok; }
 
  private:
   template <int S, int N>

@@ -31,13 +31,15 @@ TG_FN void static_for_impl(F&& f, std::integer_sequence<index_t, I...>) { (f(num
 template <index_t N, class F>
 TG_FN void static_for(F&& f) { static_for_impl(f, std::make_integer_sequence<index_t, N>{}); }
 
-// Integer helpers with the rounding the index maps need (floor, not C's truncation).
-TG_FN index_t floor_div(index_t a, index_t b) { index_t q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
-TG_FN index_t ceil_div(index_t a, index_t b) { return -floor_div(-a, b); }
-TG_FN index_t gcd(index_t a, index_t b) { while (b != 0) { index_t t = a % b; a = b; b = t; } return a < 0 ? -a : a; }
-// Quotient of non-negative values; takes a 32-bit path when both fit, which GPUs divide far faster.
+// Quotient of non-negative values; takes a 32-bit path when both fit, which GPUs divide far faster
+// than 64-bit values (a 64-bit division is a long software routine there).
 TG_FN index_t udiv(index_t a, index_t b) {
   if (((a | b) >> 31) == 0) return static_cast<index_t>(static_cast<std::uint32_t>(a) / static_cast<std::uint32_t>(b));
   return a / b;
 }
+// Integer helpers with the rounding the index maps need (floor, not C's truncation); b > 0.
+TG_FN index_t floor_div(index_t a, index_t b) { return a >= 0 ? udiv(a, b) : -udiv(-a + b - 1, b); }
+TG_FN index_t ceil_div(index_t a, index_t b) { return -floor_div(-a, b); }
+TG_FN index_t umod(index_t a, index_t b) { return a - udiv(a, b) * b; }  // a >= 0, b > 0
+TG_FN index_t gcd(index_t a, index_t b) { while (b != 0) { index_t t = a % b; a = b; b = t; } return a < 0 ? -a : a; }
 }  // namespace tg

@@ -88,8 +88,11 @@ struct mean_route {
   bool count_include_pad;  // divisor: whole window volume (PyTorch default) or valid positions only
   TG_FN float weight(index_t, index_t, const multi_index<ND>& ho, index_t, const multi_index<ND>&) const {
     index_t div = 1;
+    if (count_include_pad) {
+      TG_UNROLL for (int d = 0; d < ND; ++d) div *= g[d].win;
+      return 1.0f / static_cast<float>(div);
+    }
     TG_UNROLL for (int d = 0; d < ND; ++d) {
-      if (count_include_pad) { div *= g[d].win; continue; }
       index_t valid = 0;
       for (index_t k = 0; k < g[d].win; ++k) {
         const index_t hi = ho[d] * g[d].stride + k * g[d].dilation - g[d].pad_l;
@@ -105,27 +108,30 @@ struct mean_route {
 template <int ND, class DyView, class Route>
 TG_FN float gather_one(const col2im<ND>& c2, const window_geometry<ND>& g, const DyView& dy, const Route& route,
                        index_t n, index_t c, const multi_index<ND>& hi) {
-  multi_index<ND> cls{}, row{}, taps{}, j{};
+  typename col2im_dim::gather_line line[ND];
+  multi_index<ND> taps{}, j{};
+  bool none = false;
   TG_UNROLL for (int d = 0; d < ND; ++d) {
-    const auto ir = c2.dim[d].locate(hi[d]);
-    cls[d] = ir[0]; row[d] = ir[1]; taps[d] = c2.dim[d].taps(ir[0]); j[d] = 0;
-    if (taps[d] == 0) return 0.0f;
+    line[d] = c2.dim[d].line_of(hi[d]);
+    taps[d] = line[d].taps;
+    j[d] = 0;
+    none = none || taps[d] == 0;
   }
+  if (none) return 0.0f;
   float acc = 0.0f;
   do {
     multi_index<2 + ND> o{};
+    multi_index<ND> ho{};
     o[0] = n; o[1] = c;
     bool inside = true;
     index_t tap = 0;
     TG_UNROLL for (int d = 0; d < ND; ++d) {
-      const index_t ho = c2.dim[d].out_index(cls[d], row[d], j[d]);
-      inside = inside && ho >= 0 && ho < g[d].out();
-      o[2 + d] = ho;
-      tap = tap * g[d].win + c2.dim[d].tap_index(cls[d], j[d]);
+      ho[d] = line[d].out0 - j[d] * line[d].out_step;
+      inside = inside && ho[d] >= 0 && ho[d] < g[d].out();
+      o[2 + d] = ho[d];
+      tap = tap * g[d].win + line[d].tap0 + line[d].tap_step * j[d];
     }
     if (inside) {
-      multi_index<ND> ho{};
-      TG_UNROLL for (int d = 0; d < ND; ++d) ho[d] = o[2 + d];
       const float w = route.weight(n, c, ho, tap, hi);
       if (w != 0.0f) acc += to_float(dy.data[dy.desc.offset(o)]) * w;
     }

@@ -14,7 +14,7 @@ void grouped_conv_bwd_weight(Backend& be, const conv_problem& p, const T* x, con
   require(p.ndim == ND, "grouped_conv_bwd_weight", "ndim", "the problem is " + std::to_string(p.ndim) + "-d");
   using spatial = seq_range<3, 3 + ND>;
   const auto a = make_view(dy, group_dims(p.y_desc<ND>(), seq<0>{}, seq<2>{}, seq_cat<seq<1>, spatial>{}));
-  const auto b = make_view(x, reorder(im2col<ND>(p.x_desc<ND>(), p.geometry<ND>()), seq<0, 2, 1>{}));
+  const auto b = make_view(x, im2col_t<ND>(p.x_desc<ND>(), p.geometry<ND>()));
   const auto c = make_view(dw, group_dims(p.w_desc<ND>(), seq<0>{}, seq<1>{}, seq_cat<spatial, seq<2>>{}));
   gemm(be, single(make_gemm_views(a, b, c)), gemm_epilogue{}, policy);
 }

@@ -48,10 +48,10 @@ def load(like, d, name, channels_last):
         t = t.permute(0, like.dim() - 1, *range(1, like.dim() - 1))
     return t
 
-def run_ours(example, args, layout, dt, d):
+def run_ours(example, args, layout, dt, d, extra=()):
     dts = {torch.float16: "fp16", torch.float32: "fp32", torch.bfloat16: "bf16"}[dt]
     cmd = [f"{build}/examples/{example}", "0", "0", "1"] + [str(a) for a in args] + [
-        "--backend", "gpu", "--dtype", dts, "--layout", layout, "--load", d, "--save", d, "--repeat", "50"]
+        "--backend", "gpu", "--dtype", dts, "--layout", layout, "--load", d, "--save", d, "--repeat", "50"] + list(extra)
     r = subprocess.run(cmd, capture_output=True, text=True)
     m = re.search(r"Perf: ([0-9.e+-]+) ms", r.stdout)
     if r.returncode != 0 or not m:
@@ -77,7 +77,8 @@ def maxpool(case, N, C, H, W, k, s, p, dt, chl, copy, gemm):
     f = lambda: torch.ops.aten.max_pool2d_with_indices_backward(dy, x, [k, k], [s, s], [p, p], [1, 1], False, idx)
     with tempfile.TemporaryDirectory() as d:
         save(x, d, "x", chl); save(dy, d, "dy", chl)
-        ours = run_ours("maxpool2d_bwd", [N, C, k, k, H, W, s, s, 1, 1, p, p], "nhwc" if chl else "nchw", dt, d) if True else 0
+        # the stored-indices form, as PyTorch's max_pool2d_with_indices_backward
+        ours = run_ours("maxpool2d_bwd", [N, C, k, k, H, W, s, s, 1, 1, p, p], "nhwc" if chl else "nchw", dt, d, ["--indices"])
         dx = f(); err = rel_err(load(dx, d, "dx", chl), dx)
     report("maxpool2d_bwd", case, dt, "NHWC" if chl else "NCHW", ours, bench(f), (2 * x.numel() + dy.numel()) * x.element_size(), 0, err, copy, gemm)
 

@@ -15,21 +15,31 @@
 namespace tg {
 struct col2im_dim {
   index_t in = 1, out = 1, win = 1, stride = 1, dilation = 1, pad_l = 0;
+  // Derived once (kernels call the accessors per element): g = gcd(stride, dilation), the number of
+  // tap classes stride / g, dilation / g, and the inverse of dilation / g modulo stride / g.
+  index_t g_ = 1, n_tap_ = 1, d_g_ = 1, inv_ = 0;
 
   col2im_dim() = default;
-  TG_FN explicit col2im_dim(const window_dim& w) : in(w.in), out(w.out()), win(w.win), stride(w.stride), dilation(w.dilation), pad_l(w.pad_l) {}
-
-  TG_FN index_t g() const { return gcd(stride, dilation); }
-  TG_FN index_t tap_classes() const { return stride / g(); }   // classes that carry taps
-  TG_FN index_t classes() const { return stride; }             // all residues of stride
-  TG_FN index_t out_step() const { return dilation / g(); }    // ho decrease per tap step j
-  TG_FN index_t residue(index_t i) const {
-    if (i < tap_classes()) return (i * dilation) % stride;
-    const index_t k = i - tap_classes();  // k-th residue that is not a multiple of g
-    return (k / (g() - 1)) * g() + k % (g() - 1) + 1;
+  TG_FN explicit col2im_dim(const window_dim& w)
+      : in(w.in), out(w.out()), win(w.win), stride(w.stride), dilation(w.dilation), pad_l(w.pad_l) {
+    g_ = gcd(stride, dilation);
+    n_tap_ = stride / g_;
+    d_g_ = dilation / g_;
+    inv_ = 0;
+    while (n_tap_ > 1 && (inv_ * d_g_) % n_tap_ != 1) ++inv_;  // d/g and s/g are coprime: it exists
   }
-  TG_FN index_t carry(index_t i) const { return i < tap_classes() ? (i * dilation) / stride : 0; }
-  TG_FN index_t taps(index_t i) const { return (i < tap_classes() && i < win) ? ceil_div(win - i, tap_classes()) : 0; }
+
+  TG_FN index_t g() const { return g_; }
+  TG_FN index_t tap_classes() const { return n_tap_; }  // classes that carry taps
+  TG_FN index_t classes() const { return stride; }      // all residues of stride
+  TG_FN index_t out_step() const { return d_g_; }       // ho decrease per tap step j
+  TG_FN index_t residue(index_t i) const {
+    if (i < n_tap_) return umod(i * dilation, stride);
+    const index_t k = i - n_tap_;  // k-th residue that is not a multiple of g
+    return udiv(k, g_ - 1) * g_ + umod(k, g_ - 1) + 1;
+  }
+  TG_FN index_t carry(index_t i) const { return i < n_tap_ ? udiv(i * dilation, stride) : 0; }
+  TG_FN index_t taps(index_t i) const { return (i < n_tap_ && i < win) ? ceil_div(win - i, n_tap_) : 0; }
   TG_FN index_t first(index_t i) const { return ceil_div(pad_l - residue(i), stride); }
   TG_FN index_t rows(index_t i) const {
     const index_t n = floor_div(in - 1 + pad_l - residue(i), stride) - first(i) + 1;
@@ -37,18 +47,21 @@ struct col2im_dim {
   }
   // Maps of class i: input row of its h-th row, output row and filter tap of its j-th tap.
   TG_FN index_t in_index(index_t i, index_t h) const { return (first(i) + h) * stride + residue(i) - pad_l; }
-  TG_FN index_t out_index(index_t i, index_t h, index_t j) const { return first(i) + h - carry(i) - j * out_step(); }
-  TG_FN index_t tap_index(index_t i, index_t j) const { return i + tap_classes() * j; }
+  TG_FN index_t out_index(index_t i, index_t h, index_t j) const { return first(i) + h - carry(i) - j * d_g_; }
+  TG_FN index_t tap_index(index_t i, index_t j) const { return i + n_tap_ * j; }
   // The class and row of input position hi (inverse of in_index).
   TG_FN multi_index<2> locate(index_t hi) const {
-    const index_t p = hi + pad_l, r = p % stride;
-    index_t i = 0;
-    if (r % g() == 0) {
-      while ((i * dilation) % stride != r) ++i;  // at most s/g steps; s is small
-    } else {
-      i = tap_classes() + (r / g()) * (g() - 1) + r % g() - 1;
-    }
-    return {{i, (p - r) / stride - first(i)}};
+    const index_t p = hi + pad_l, r = umod(p, stride);
+    const index_t rg = udiv(r, g_), rm = r - rg * g_;
+    const index_t i = rm == 0 ? umod(rg * inv_, n_tap_) : n_tap_ + rg * (g_ - 1) + rm - 1;
+    return {{i, udiv(p - r, stride) - first(i)}};
+  }
+  // Where the taps of input position hi are: its first output row (tap j = 0), how far the output
+  // row moves per tap, the first filter tap and its step, and the number of taps.
+  struct gather_line { index_t out0, out_step, tap0, tap_step, taps; };
+  TG_FN gather_line line_of(index_t hi) const {
+    const auto ir = locate(hi);
+    return {out_index(ir[0], ir[1], 0), d_g_, ir[0], n_tap_, taps(ir[0])};
   }
 };
 

@@ -26,6 +26,31 @@ __device__ inline elem_t<View> load_raw(const View& v, index_t g, index_t i, ind
   return v.desc.is_valid(c) ? v.data[v.desc.offset(c)] : from_float<elem_t<View>>(0.0f);
 }
 
+// A view whose top stage is separable (group_dims: each transform reads one of g, row, k) and always
+// valid: the kernel evaluates that stage, which holds all the merge divisions, once per tile row and
+// once per k into shared memory, and each element walks only the stages below it.
+template <class View>
+struct split_top {
+  using chain_t = typename View::desc_type::adaptor_type;
+  using top_t = typename chain_t::template stage_t<0>;
+  static constexpr bool on = top_t::separable && top_t::always_valid && chain_t::n_stages > 1;
+  static constexpr int n1 = top_t::n_lower;
+};
+
+template <class View>
+__device__ inline multi_index<split_top<View>::n1> top_part(const View& v, index_t g, index_t i, index_t k) {
+  return get<0>(v.desc.chain.stages).lower(multi_index<3>{{g, i, k}});
+}
+
+template <class View, int N>
+__device__ inline elem_t<View> load_split(const View& v, const index_t (&row)[N], const index_t (&kpart)[N], const multi_index<N>& gpart) {
+  constexpr auto src = split_top<View>::top_t::lower_source();
+  multi_index<N> l{};
+  TG_UNROLL for (int j = 0; j < N; ++j) l[j] = src[j] == 1 ? row[j] : src[j] == 2 ? kpart[j] : gpart[j];
+  const auto& ch = v.desc.chain;
+  return ch.template valid_from<1>(l) ? v.data[ch.template bottom_from<1>(l)[0]] : from_float<elem_t<View>>(0.0f);
+}
+
 struct launch_args {
   int splits;
   bool a_m_fast, b_n_fast;  // which GEMM dimension is contiguous in memory, for coalesced tile loads
@@ -38,8 +63,13 @@ constexpr int threads_of() {
   return Policy::WarpsM * Policy::WarpsN * arch::default_atom<elem_t<decltype(Views::a)>>::lanes;
 }
 
+// A variable, not an expression in the attribute: clang HIP sees std::declval in __launch_bounds__ as a
+// host call from device code, and HIP's __launch_bounds__ macro splits its argument at commas.
 template <class Policy, class Batch>
-__global__ void __launch_bounds__(threads_of<Policy, decltype(std::declval<Batch>().views(0))>())
+inline constexpr int threads_of_batch = threads_of<Policy, decltype(std::declval<Batch>().views(0))>();
+
+template <class Policy, class Batch>
+__global__ void __launch_bounds__((threads_of_batch<Policy, Batch>))
 gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   using V = decltype(batch.views(0));
   using E = elem_t<decltype(V::a)>;
@@ -52,6 +82,10 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   static_assert(WM % Atom::M == 0 && WN % Atom::N == 0 && BK % Atom::K == 0, "tile must be a multiple of the atom");
   __shared__ E As[BM][LDS];
   __shared__ E Bs[BN][LDS];
+  using SA = split_top<decltype(V::a)>;
+  using SB = split_top<decltype(V::b)>;
+  __shared__ index_t a_rows[SA::on ? BM : 1][SA::n1], a_ks[SA::on ? BK : 1][SA::n1];
+  __shared__ index_t b_rows[SB::on ? BN : 1][SB::n1], b_ks[SB::on ? BK : 1][SB::n1];
 
   const V v = batch.views(blockIdx.z);
   const index_t M = v.m(), N = v.n(), K = v.k(), G = v.groups();
@@ -66,21 +100,54 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
 
   const int tid = threadIdx.x, lane = tid % Atom::lanes, warp = tid / Atom::lanes;
   const int wm = warp / Policy::WarpsN, wn = warp % Policy::WarpsN;
+  multi_index<SA::n1> a_g{};
+  multi_index<SB::n1> b_g{};
+  if constexpr (SA::on) {
+    a_g = top_part(v.a, g, 0, 0);
+    for (int r = tid; r < BM; r += threads) {
+      const auto l = top_part(v.a, g, m0 + r, 0);
+      TG_UNROLL for (int j = 0; j < SA::n1; ++j) a_rows[r][j] = l[j];
+    }
+  }
+  if constexpr (SB::on) {
+    b_g = top_part(v.b, g, 0, 0);
+    for (int r = tid; r < BN; r += threads) {
+      const auto l = top_part(v.b, g, n0 + r, 0);
+      TG_UNROLL for (int j = 0; j < SB::n1; ++j) b_rows[r][j] = l[j];
+    }
+  }
   float acc[TM][TN][Atom::c_per_lane];
   TG_UNROLL for (int i = 0; i < TM; ++i)
     TG_UNROLL for (int j = 0; j < TN; ++j)
       TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) acc[i][j][e] = 0.0f;
 
   for (index_t kt = kt0; kt < kt1; ++kt) {
+    if constexpr (SA::on || SB::on) {
+      for (int kk = tid; kk < BK; kk += threads) {
+        if constexpr (SA::on) { const auto l = top_part(v.a, g, 0, kt * BK + kk); TG_UNROLL for (int j = 0; j < SA::n1; ++j) a_ks[kk][j] = l[j]; }
+        if constexpr (SB::on) { const auto l = top_part(v.b, g, 0, kt * BK + kk); TG_UNROLL for (int j = 0; j < SB::n1; ++j) b_ks[kk][j] = l[j]; }
+      }
+      __syncthreads();
+    }
     for (int e = tid; e < BM * BK; e += threads) {
       const int mm = la.a_m_fast ? e % BM : e / BK, kk = la.a_m_fast ? e / BM : e % BK;
       const index_t m = m0 + mm, k = kt * BK + kk;
-      As[mm][kk] = (m < M && k < K) ? load_raw(v.a, g, m, k) : from_float<E>(0.0f);
+      if (m < M && k < K) {
+        if constexpr (SA::on) As[mm][kk] = load_split(v.a, a_rows[mm], a_ks[kk], a_g);
+        else As[mm][kk] = load_raw(v.a, g, m, k);
+      } else {
+        As[mm][kk] = from_float<E>(0.0f);
+      }
     }
     for (int e = tid; e < BN * BK; e += threads) {
       const int nn = la.b_n_fast ? e % BN : e / BK, kk = la.b_n_fast ? e / BN : e % BK;
       const index_t n = n0 + nn, k = kt * BK + kk;
-      Bs[nn][kk] = (n < N && k < K) ? load_raw(v.b, g, n, k) : from_float<E>(0.0f);
+      if (n < N && k < K) {
+        if constexpr (SB::on) Bs[nn][kk] = load_split(v.b, b_rows[nn], b_ks[kk], b_g);
+        else Bs[nn][kk] = load_raw(v.b, g, n, k);
+      } else {
+        Bs[nn][kk] = from_float<E>(0.0f);
+      }
     }
     __syncthreads();
     TG_UNROLL for (int ks = 0; ks < BK; ks += Atom::K) {
