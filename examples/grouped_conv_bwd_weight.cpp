@@ -9,10 +9,10 @@ using namespace tg;
 int main(int argc, char** argv) {
   ex::conv_cli cli;
   cli.G = 4; cli.K = 32; cli.C = 32; cli.stride = {1, 1};
-  int k_splits = 1;
+  int k_splits = 0;
   auto setup = [&](CLI::App& app, ex::options&) {
     cli.add(app);
-    app.add_option("--k-splits", k_splits, "split the N*out reduction into this many chunks (deterministic)")->check(CLI::PositiveNumber);
+    app.add_option("--k-splits", k_splits, "split the N*out reduction into this many chunks (deterministic); 0: the backend chooses")->check(CLI::NonNegativeNumber);
   };
   auto run = [&](auto t, auto& be, ex::options& o) -> bool {
     using T = decltype(t);

@@ -41,7 +41,7 @@ struct gemm_epilogue {
 // bit-reproducible; only with epilogue store into fp32 C).
 enum class split_k_mode { deterministic, atomic };
 struct gemm_policy {
-  int k_splits = 1;
+  int k_splits = 0;  // 0: the backend chooses (the GPU splits when the tiles alone cannot fill it)
   split_k_mode mode = split_k_mode::deterministic;
 };
 }  // namespace tg

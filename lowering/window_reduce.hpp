@@ -104,16 +104,27 @@ struct mean_route {
   }
 };
 
-// dx element (n, c, hi...) of the gather: the sum over its windows, in a fixed order.
+// The gather lines of one dx element, one per spatial dimension (col2im_dim::line_of).
+template <int ND>
+struct gather_lines {
+  typename col2im_dim::gather_line d[ND];
+};
+template <int ND>
+TG_FN gather_lines<ND> lines_of(const col2im<ND>& c2, const multi_index<ND>& hi) {
+  gather_lines<ND> l{};
+  TG_UNROLL for (int d = 0; d < ND; ++d) l.d[d] = c2.dim[d].line_of(hi[d]);
+  return l;
+}
+
+// dx element (n, c, hi...) of the gather: the sum over its windows, in a fixed order. The lines
+// carry all the index arithmetic that needs divisions, so a kernel may take them from a table.
 template <int ND, class DyView, class Route>
-TG_FN float gather_one(const col2im<ND>& c2, const window_geometry<ND>& g, const DyView& dy, const Route& route,
+TG_FN float gather_one(const col2im<ND>& c2, const gather_lines<ND>& line, const DyView& dy, const Route& route,
                        index_t n, index_t c, const multi_index<ND>& hi) {
-  typename col2im_dim::gather_line line[ND];
   multi_index<ND> taps{}, j{};
   bool none = false;
   TG_UNROLL for (int d = 0; d < ND; ++d) {
-    line[d] = c2.dim[d].line_of(hi[d]);
-    taps[d] = line[d].taps;
+    taps[d] = line.d[d].taps;
     j[d] = 0;
     none = none || taps[d] == 0;
   }
@@ -126,10 +137,10 @@ TG_FN float gather_one(const col2im<ND>& c2, const window_geometry<ND>& g, const
     bool inside = true;
     index_t tap = 0;
     TG_UNROLL for (int d = 0; d < ND; ++d) {
-      ho[d] = line[d].out0 - j[d] * line[d].out_step;
-      inside = inside && ho[d] >= 0 && ho[d] < g[d].out();
+      ho[d] = line.d[d].out0 - j[d] * line.d[d].out_step;
+      inside = inside && ho[d] >= 0 && ho[d] < c2.dim[d].out;
       o[2 + d] = ho[d];
-      tap = tap * g[d].win + line[d].tap0 + line[d].tap_step * j[d];
+      tap = tap * c2.dim[d].win + line.d[d].tap0 + line.d[d].tap_step * j[d];
     }
     if (inside) {
       const float w = route.weight(n, c, ho, tap, hi);

@@ -45,6 +45,12 @@ struct gpu_backend {
   std::shared_ptr<scratch_arena> arena = std::make_shared<scratch_arena>();
 
   static bool available() { return arch::device_count() > 0; }
+  // Multiprocessors (NVIDIA) or compute units (AMD) of the current device, read once.
+  int processors() const {
+    if (*sms == 0) *sms = arch::query_device(arch::current_device()).multiprocessors;
+    return *sms;
+  }
+  std::shared_ptr<int> sms = std::make_shared<int>(0);
   template <class T>
   scratch_span<T> scratch(index_t n) const { return {static_cast<T*>(arena->take(static_cast<std::size_t>(n) * sizeof(T), stream))}; }
   template <class T>

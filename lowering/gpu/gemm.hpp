@@ -67,9 +67,15 @@ constexpr int threads_of() {
 // host call from device code, and HIP's __launch_bounds__ macro splits its argument at commas.
 template <class Policy, class Batch>
 inline constexpr int threads_of_batch = threads_of<Policy, decltype(std::declval<Batch>().views(0))>();
+// AMD: HIP's second argument is the least waves per SIMD; 2 keeps gfx908 (256 ArchVGPRs) at two waves.
+#if defined(__HIP__)
+#define TG_GEMM_LAUNCH_BOUNDS(threads) __launch_bounds__((threads), 2)
+#else
+#define TG_GEMM_LAUNCH_BOUNDS(threads) __launch_bounds__((threads))
+#endif
 
 template <class Policy, class Batch>
-__global__ void __launch_bounds__((threads_of_batch<Policy, Batch>))
+__global__ void TG_GEMM_LAUNCH_BOUNDS((threads_of_batch<Policy, Batch>))
 gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   using V = decltype(batch.views(0));
   using E = elem_t<decltype(V::a)>;
@@ -221,7 +227,13 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
   const V v0 = batch.views(0);
   launch_args la{1, unit_step(v0.a.desc, 1), unit_step(v0.b.desc, 1), pol.mode, nullptr};
   const index_t KT = (v0.k() + Policy::BK - 1) / Policy::BK;
-  if (batch.count() == 1 && pol.k_splits > 1 && KT > 1) la.splits = static_cast<int>(pol.k_splits < KT ? pol.k_splits : KT);
+  index_t want = pol.k_splits;
+  if (want <= 0) {  // automatic: enough blocks for two waves, each chunk at least 8 k-tiles long
+    const index_t blocks = max_tiles * G, target = 2 * be.processors();
+    want = blocks >= target ? 1 : ceil_div(target, blocks);
+    want = want < KT / 8 ? want : (KT / 8 > 1 ? KT / 8 : 1);
+  }
+  if (batch.count() == 1 && want > 1 && KT > 1) la.splits = static_cast<int>(want < KT ? want : KT);
   constexpr bool c_is_float = std::is_same_v<elem_t<decltype(V::c)>, float>;
   if (la.mode == split_k_mode::atomic && (!c_is_float || ep.op != epilogue_op::store)) la.mode = split_k_mode::deterministic;
   const auto order = memory_order(v0.c.desc);

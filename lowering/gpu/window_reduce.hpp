@@ -7,15 +7,48 @@
 
 namespace tg {
 namespace gpu_window {
+// Each block first tabulates the gather line of every input position of every spatial dimension
+// (a few hundred entries: all the divisions of col2im's class lookup), then its threads read them.
+constexpr int max_table = 2048;
+struct line32 { int out0, out_step, tap0, tap_step, taps; };
+
 template <int ND, class DyView, class DxView, class Route>
-__global__ void gather_kernel(col2im<ND> c2, window_geometry<ND> g, DyView dy, DxView dx, Route route, array<int, 2 + ND> order) {
+__global__ void gather_kernel(col2im<ND> c2, DyView dy, DxView dx, Route route, array<int, 2 + ND> order) {
+  __shared__ line32 table[max_table];
   const auto len = dx.desc.lengths();
   const index_t total = volume(len);
+  int base[ND];
+  int entries = 0;
+  TG_UNROLL for (int d = 0; d < ND; ++d) { base[d] = entries; entries += static_cast<int>(c2.dim[d].in); }
+  const bool tabled = entries <= max_table;
+  if (tabled) {
+    for (int e = threadIdx.x; e < entries; e += blockDim.x) {
+      int d = 0;
+      TG_UNROLL for (int k = 1; k < ND; ++k) d += e >= base[k] ? 1 : 0;
+      int b = base[0];
+      TG_UNROLL for (int k = 1; k < ND; ++k) if (k == d) b = base[k];
+      col2im_dim cd = c2.dim[0];
+      TG_UNROLL for (int k = 1; k < ND; ++k) if (k == d) cd = c2.dim[k];
+      const auto ln = cd.line_of(e - b);
+      table[e] = {static_cast<int>(ln.out0), static_cast<int>(ln.out_step), static_cast<int>(ln.tap0), static_cast<int>(ln.tap_step),
+                  static_cast<int>(ln.taps)};
+    }
+    __syncthreads();
+  }
   for (index_t l = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; l < total; l += static_cast<index_t>(gridDim.x) * blockDim.x) {
     const auto i = index_in_order(l, len, order);
     multi_index<ND> hi{};
-    for (int d = 0; d < ND; ++d) hi[d] = i[2 + d];
-    dx.store(i, gather_one<ND>(c2, g, dy, route, i[0], i[1], hi));
+    TG_UNROLL for (int d = 0; d < ND; ++d) hi[d] = i[2 + d];
+    gather_lines<ND> lines;
+    if (tabled) {
+      TG_UNROLL for (int d = 0; d < ND; ++d) {
+        const line32 t = table[base[d] + hi[d]];
+        lines.d[d] = {t.out0, t.out_step, t.tap0, t.tap_step, t.taps};
+      }
+    } else {
+      lines = lines_of(c2, hi);
+    }
+    dx.store(i, gather_one<ND>(c2, lines, dy, route, i[0], i[1], hi));
   }
 }
 
@@ -39,8 +72,10 @@ __global__ void max_forward_kernel(window_geometry<ND> g, XWin xw, YView y, IdxV
 template <int ND, class DyView, class DxView, class Route>
 void window_gather(gpu_backend& be, const window_geometry<ND>& g, const DyView& dy, const DxView& dx, const Route& route) {
   const index_t n = dx.desc.size();
-  TG_LAUNCH((gpu_window::gather_kernel<ND, DyView, DxView, Route>), grid_for(n, 256), 256, 0, be.stream, col2im<ND>(g), g, dy, dx, route,
-            memory_order(dx.desc));
+  // Enough blocks to fill the device several times over; each tabulates its lines once.
+  const index_t blocks = (n + 255) / 256 < 132 * 16 ? (n + 255) / 256 : 132 * 16;
+  TG_LAUNCH((gpu_window::gather_kernel<ND, DyView, DxView, Route>), static_cast<unsigned>(blocks > 0 ? blocks : 1), 256, 0, be.stream,
+            col2im<ND>(g), dy, dx, route, memory_order(dx.desc));
 }
 
 template <int ND, class XWin, class YView, class IdxView>

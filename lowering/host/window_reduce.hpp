@@ -13,7 +13,7 @@ void window_gather(host_backend, const window_geometry<ND>& g, const DyView& dy,
   do {
     multi_index<ND> hi{};
     for (int d = 0; d < ND; ++d) hi[d] = i[2 + d];
-    dx.store(i, gather_one<ND>(c2, g, dy, route, i[0], i[1], hi));
+    dx.store(i, gather_one<ND>(c2, lines_of(c2, hi), dy, route, i[0], i[1], hi));
   } while (next_index(i, len));
 }
 

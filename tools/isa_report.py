@@ -1,0 +1,670 @@
+#!/usr/bin/env python3
+"""Resource usage and instruction mix of tilegrad's GPU kernels, read from compiled code.
+
+AMD (default): the device assembly that clang writes for each target (build/isa/amd/<target>/ops_<dtype>.s,
+made by cmake/TilegradAmd.cmake). Per kernel it reads the code-object metadata (.amdgpu_metadata:
+.vgpr_count, .agpr_count, .sgpr_count, .group_segment_fixed_size = LDS, .private_segment_fixed_size =
+scratch), LLVM's "Kernel info" comment (ArchVGPRs, its own occupancy figure) and the instructions of
+the kernel body (v_mfma*, global_load*, buffer_load*), and computes waves per SIMD from the register
+counts with the rules of arch/amd_<target>.hpp.
+
+NVIDIA (--nvidia ARCHIVE): the cubins inside libtilegrad_nvidia.a, through `cuobjdump -res-usage` and
+`cuobjdump -sass` when cuobjdump is installed, else by reading the archive itself (ELF -> .nv_fatbin
+-> zstd -> cubin: .nv.info attributes for registers / stack / local memory, .nv.shared.* for shared
+memory, and the opcode field of each SASS instruction for HMMA).
+
+  tools/isa_report.py build/isa/amd                      # table of every kernel, every target
+  tools/isa_report.py --check build/isa/amd/gfx90a/ops_fp16.s   # the ISA properties; exit 1 on a violation
+  tools/isa_report.py --nvidia build/libtilegrad_nvidia.a [--check] [--cuobjdump PATH] [--builtin]
+"""
+import argparse
+import collections
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DTYPES = ("fp32", "fp16", "bf16")
+
+
+# ----------------------------------------------------------------------------------------------
+# Names: demangling and classification (shared by both vendors)
+
+def demangle(names):
+    """Mangled -> demangled, through c++filt (or llvm-cxxfilt); unchanged where neither exists."""
+    names = list(dict.fromkeys(names))
+    for tool in ("c++filt", "llvm-cxxfilt", "llvm-cxxfilt-15", "cu++filt"):
+        exe = shutil.which(tool)
+        if not exe:
+            continue
+        out = subprocess.run([exe], input="\n".join(names) + "\n", capture_output=True, text=True, check=True).stdout
+        lines = out.split("\n")
+        if len(lines) >= len(names):
+            return dict(zip(names, lines[: len(names)]))
+    return {n: n for n in names}
+
+
+def _first_tuple_arity(text, after):
+    """Number of elements of the first hana::tuple<...> that follows `after` in a demangled name."""
+    i = text.find(after)
+    if i < 0:
+        return None
+    j = text.find("boost::hana::tuple<", i)
+    if j < 0:
+        return None
+    j += len("boost::hana::tuple<")
+    depth, n = 1, 1
+    while j < len(text) and depth:
+        c = text[j]
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+        elif c == "," and depth == 1:
+            n += 1
+        j += 1
+    return n
+
+
+def classify(d):
+    """(kind, op, detail) of a kernel from its demangled name: the kernel template names the pipeline,
+    and its template arguments name the op (col2im_batch: convnd_bwd_data, single_gemm:
+    grouped_conv_bwd_weight, the window routes, the groupnorm functors)."""
+    kinds = (("gpu_gemm::gemm_kernel<", "gemm"), ("gpu_gemm::splitk_reduce_kernel<", "split-K reduce"),
+             ("gpu_gemm::fill_kernel<", "fill"), ("gpu_window::gather_kernel<", "window gather"),
+             ("gpu_window::max_forward_kernel<", "max forward"), ("gpu_rows::row_sums_kernel<", "row sums"),
+             ("gpu_rows::for_each_kernel<", "for_each"), ("gpu_rows::row_affine_kernel<", "row affine"))
+    kind = next((k for key, k in kinds if key in d), "other")
+    op, detail = "?", ""
+    if kind in ("gemm", "split-K reduce", "fill"):
+        m = re.search(r"col2im_batch<(\d+),", d)
+        if m:
+            op, detail = "convnd_bwd_data", f"col2im {m.group(1)}D"
+        elif "single_gemm<" in d:
+            arity = _first_tuple_arity(d, "merge<")
+            op, detail = "grouped_conv_bwd_weight", f"im2col {arity - 1}D" if arity else "im2col"
+        m = re.search(r"tile_policy<(\d+), (\d+), (\d+), (\d+), (\d+)>", d)
+        if m:
+            detail += f" {m.group(1)}x{m.group(2)}x{m.group(3)} w{m.group(4)}x{m.group(5)}"
+    elif kind == "window gather":
+        nd = re.search(r"gather_kernel<(\d+),", d).group(1)
+        if "mean_route<" in d:
+            op, detail = "avgpool3d_bwd", f"mean {nd}D"
+        elif "argmax_route<" in d:
+            op, detail = "maxpool2d_bwd", f"argmax {nd}D"
+        elif "index_route<" in d:
+            op, detail = "maxpool2d_bwd", f"indices {nd}D"
+    elif kind == "max forward":
+        op, detail = "maxpool2d_fwd", re.search(r"max_forward_kernel<(\d+),", d).group(1) + "D"
+    elif kind == "row sums":
+        # groupnorm_fwd sums over groups ([(N, G), (C/G, HW)], an unmerge of C), bwd over rows ([(N, C), HW]).
+        op, detail = ("groupnorm_fwd", "groups") if "unmerge<" in d else ("groupnorm_bwd", "rows")
+    elif kind == "for_each":
+        m = re.search(r"for_each_kernel<tg::ops::(\w+)", d)
+        f = m.group(1) if m else "?"
+        detail = f
+        op = "groupnorm_bwd" if f in ("groupnorm_bwd_coefficients", "groupnorm_param_grads") else \
+            "groupnorm_fwd" if f.startswith("groupnorm_") else "?"
+    elif kind == "row affine":
+        op, detail = "groupnorm_bwd", "dx (same kernel as fwd's y)"
+    return kind, op, detail
+
+
+def dtype_of(name_or_path, demangled=""):
+    m = re.search(r"ops_(fp32|fp16|bf16)", str(name_or_path))
+    if m:
+        return m.group(1)
+    return "bf16" if "bf16_t" in demangled else "fp16" if "half_t" in demangled else "fp32"
+
+
+# Every op's kernels, as (op, kind, at least how many) for one dtype and target.
+EXPECTED_KERNELS = [
+    ("convnd_bwd_data", "gemm", 3), ("convnd_bwd_data", "split-K reduce", 3), ("convnd_bwd_data", "fill", 3),
+    ("grouped_conv_bwd_weight", "gemm", 3), ("grouped_conv_bwd_weight", "split-K reduce", 3),
+    ("grouped_conv_bwd_weight", "fill", 3),
+    ("maxpool2d_bwd", "window gather", 2), ("maxpool2d_fwd", "max forward", 1),
+    ("avgpool3d_bwd", "window gather", 1),
+    ("groupnorm_bwd", "row sums", 1), ("groupnorm_bwd", "for_each", 2), ("groupnorm_bwd", "row affine", 1),
+    ("groupnorm_fwd", "row sums", 1), ("groupnorm_fwd", "for_each", 3),
+]
+
+
+def check_expected(kernels, where):
+    have = collections.Counter((k["op"], k["kind"]) for k in kernels)
+    bad = []
+    for op, kind, n in EXPECTED_KERNELS:
+        if have[(op, kind)] < n:
+            bad.append(f"{where}: {op}: expected at least {n} '{kind}' kernel(s), found {have[(op, kind)]}")
+    return bad
+
+
+def short(k):
+    return f"{k['kind']} {k['detail']}".strip()
+
+
+def print_table(rows, columns, out=sys.stdout):
+    widths = [max(len(str(c[0])), *(len(str(r[i])) for r in rows)) if rows else len(c[0]) for i, c in enumerate(columns)]
+    fmt = lambda vals: "  ".join((str(v).ljust(w) if c[1] == "<" else str(v).rjust(w)) for v, w, c in zip(vals, widths, columns))
+    print(fmt([c[0] for c in columns]).rstrip(), file=out)
+    print("  ".join("-" * w for w in widths), file=out)
+    for r in rows:
+        print(fmt(r).rstrip(), file=out)
+
+
+ORDER = ["convnd_bwd_data", "grouped_conv_bwd_weight", "maxpool2d_bwd", "maxpool2d_fwd", "avgpool3d_bwd",
+         "groupnorm_bwd", "groupnorm_fwd", "?"]
+KIND_ORDER = ["gemm", "split-K reduce", "fill", "window gather", "max forward", "row sums", "for_each", "row affine", "other"]
+
+
+def sort_key(k):
+    return (DTYPES.index(k["dtype"]) if k["dtype"] in DTYPES else 9, ORDER.index(k["op"]) if k["op"] in ORDER else 9,
+            KIND_ORDER.index(k["kind"]), k["detail"])
+
+
+# ----------------------------------------------------------------------------------------------
+# AMD
+
+def amd_arch(target):
+    """The constants of arch/amd_<target>.hpp (ints and bools of `static constexpr` lines)."""
+    path = REPO / "arch" / f"amd_{target}.hpp"
+    vals = {}
+    for typ, name, val in re.findall(r"static constexpr (int|bool) (\w+) = ([^;(]+);", path.read_text()):
+        val = val.strip()
+        if typ == "bool":
+            vals[name] = val == "true"
+        elif re.fullmatch(r"[0-9 *+-]+", val):
+            vals[name] = eval(val)  # only digits and * + - (checked above)
+    return vals
+
+
+def align(x, a):
+    return (x + a - 1) // a * a
+
+
+def waves_per_simd(arch, vgprs, agprs):
+    """Waves per SIMD that the register files allow: the rule of waves_per_simd() in arch/amd_<target>.hpp.
+    gfx90a/gfx940: one 512-register file per lane, the wave's AGPRs start after its ArchVGPRs rounded up
+    to 4 (accum_offset), allocated in granules of 8. gfx908: separate 256 ArchVGPR and 256 AGPR files,
+    granules of 4, the larger of the two counts."""
+    g, file_size, cap = arch["vgpr_alloc_granule"], arch["vgpr_file_per_lane"], arch["max_waves_per_simd"]
+    if arch["unified_vgpr_file"]:
+        used = align(vgprs, 4) + agprs if agprs > 0 else vgprs
+    else:
+        used = max(vgprs, agprs)
+    w = file_size // align(max(used, 1), g)
+    return max(1, min(cap, w))
+
+
+def sgpr_waves(sgprs):
+    """LLVM's GFX9 SGPR limit (getOccupancyWithNumSGPRs, VI..GFX9)."""
+    return 10 if sgprs <= 80 else 9 if sgprs <= 88 else 8 if sgprs <= 100 else 7
+
+
+def lds_waves(arch, lds, wg_size):
+    if lds <= 0:
+        return arch["max_waves_per_simd"]
+    groups = arch["lds_bytes_per_cu"] // lds
+    waves = groups * ((wg_size + arch["wave_size"] - 1) // arch["wave_size"]) // arch["simds_per_cu"]
+    return max(0, min(arch["max_waves_per_simd"], waves))
+
+
+def _int(v):
+    v = v.strip().strip("'\"")
+    return int(v, 0) if re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", v) else v
+
+
+def parse_amd_asm(path):
+    """Kernels of one clang -S output: metadata, LLVM's kernel info and instruction counts."""
+    text = Path(path).read_text()
+    m = re.search(r'\.amdgcn_target\s+"amdgcn-amd-amdhsa--(gfx\w+)', text)
+    target = m.group(1) if m else "?"
+
+    # 1. Function bodies: from "<sym>:" (declared @function) to ".Lfunc_endN:", then "; Kernel info:".
+    functions = set(re.findall(r"^\s*\.type\s+(\S+),@function", text, re.M))
+    bodies, info = {}, {}
+    cur, counts, last = None, None, None
+    in_info = False
+    for line in text.split("\n"):
+        if cur is None:
+            if in_info:
+                if line.startswith(";"):
+                    mm = re.match(r";\s*([A-Za-z][\w ]*?)\s*[:=]\s*(\S+)", line)
+                    if mm:
+                        info[last][mm.group(1)] = _int(mm.group(2))
+                    continue
+                in_info = False
+            if line.startswith("; Kernel info:") and last:
+                in_info, info[last] = True, {}
+                continue
+            mm = re.match(r"^([\w.$]+):", line)
+            if mm and mm.group(1) in functions:
+                cur, counts = mm.group(1), collections.Counter()
+            continue
+        if re.match(r"^\.Lfunc_end\d+:", line):
+            bodies[cur], last, cur = counts, cur, None
+            continue
+        mm = re.match(r"^\s+([a-z][a-z0-9_]*)(\s|$)", line)
+        if mm:
+            counts[mm.group(1)] += 1
+
+    # 2. Code-object metadata (YAML as LLVM writes it: kernels at "  - ", their keys at 4 spaces).
+    meta = []
+    mm = re.search(r"^\s*\.amdgpu_metadata\s*$(.*?)^\s*\.end_amdgpu_metadata", text, re.M | re.S)
+    if mm:
+        for line in mm.group(1).split("\n"):
+            km = re.match(r"^  - \.([\w]+):\s*(.*)$", line)
+            if km:
+                meta.append({})
+            else:
+                km = re.match(r"^    \.([\w]+):\s*(.*)$", line)
+            if km and meta:
+                meta[-1][km.group(1)] = _int(km.group(2)) if km.group(2) else None
+    n_descriptors = len(re.findall(r"^\s*\.amdhsa_kernel\s", text, re.M))
+    if n_descriptors != len(meta):
+        raise SystemExit(f"{path}: {n_descriptors} .amdhsa_kernel blocks but {len(meta)} metadata entries")
+
+    arch = amd_arch(target) if (REPO / "arch" / f"amd_{target}.hpp").exists() else None
+    names = demangle([e["name"] for e in meta])
+    kernels = []
+    for e in meta:
+        sym = e["name"]
+        body, ki = bodies.get(sym, collections.Counter()), info.get(sym, {})
+        d = names.get(sym, sym)
+        kind, op, detail = classify(d)
+        agpr = e.get("agpr_count", 0) or 0
+        # ArchVGPRs: LLVM's NumVgprs; the metadata's .vgpr_count is the total on gfx90a/gfx940.
+        vgpr = ki.get("NumVgprs", e.get("vgpr_count", 0))
+        k = dict(target=target, file=str(path), symbol=sym, name=d, kind=kind, op=op, detail=detail,
+                 dtype=dtype_of(path, d), vgpr=vgpr, agpr=agpr, vgpr_total=e.get("vgpr_count", 0),
+                 sgpr=e.get("sgpr_count", 0), lds=e.get("group_segment_fixed_size", 0),
+                 scratch=e.get("private_segment_fixed_size", 0), dynamic_stack=e.get("uses_dynamic_stack") == "true",
+                 vgpr_spill=e.get("vgpr_spill_count", 0), wg_size=e.get("max_flat_workgroup_size", 1024),
+                 llvm_occupancy=ki.get("Occupancy"),
+                 mfma=collections.Counter({i: c for i, c in body.items() if i.startswith(("v_mfma", "v_smfmac"))}),
+                 global_loads=sum(c for i, c in body.items() if i.startswith("global_load")),
+                 buffer_loads=sum(c for i, c in body.items() if i.startswith("buffer_load")),
+                 flat_loads=sum(c for i, c in body.items() if i.startswith("flat_load")),
+                 scratch_ops=sum(c for i, c in body.items() if i.startswith("scratch_")),
+                 instructions=sum(body.values()))
+        if arch:
+            k["waves"] = waves_per_simd(arch, k["vgpr"], k["agpr"])
+            k["occupancy"] = min(k["waves"], sgpr_waves(k["sgpr"]), lds_waves(arch, k["lds"], k["wg_size"]))
+        kernels.append(k)
+    return target, kernels
+
+
+# Expected MFMA of the GEMM kernels per (dtype, target); gfx940 spells the same instructions with
+# an underscore before the type and calls the bf16 "_1k" forms plain _bf16.
+EXPECTED_MFMA = {
+    ("fp16", "gfx908"): {"v_mfma_f32_32x32x8f16", "v_mfma_f32_16x16x16f16"},
+    ("fp16", "gfx90a"): {"v_mfma_f32_32x32x8f16", "v_mfma_f32_16x16x16f16"},
+    ("fp16", "gfx940"): {"v_mfma_f32_32x32x8_f16", "v_mfma_f32_16x16x16_f16"},
+    ("bf16", "gfx908"): {"v_mfma_f32_32x32x4bf16"},
+    ("bf16", "gfx90a"): {"v_mfma_f32_32x32x8bf16_1k", "v_mfma_f32_16x16x16bf16_1k"},
+    ("bf16", "gfx940"): {"v_mfma_f32_32x32x8_bf16", "v_mfma_f32_16x16x16_bf16"},
+    ("fp32", "gfx908"): {"v_mfma_f32_32x32x2f32"},
+    ("fp32", "gfx90a"): {"v_mfma_f32_32x32x2f32"},
+    ("fp32", "gfx940"): {"v_mfma_f32_32x32x2_f32"},
+}
+MIN_WAVES = 2
+
+
+def amd_violations(target, kernels, where):
+    bad = check_expected(kernels, where)
+    arch = amd_arch(target)
+    for k in kernels:
+        tag = f"{target} {k['dtype']} {k['op']}: {short(k)} [{k['symbol'][:60]}...]"
+        if k["kind"] == "gemm":
+            want = EXPECTED_MFMA.get((k["dtype"], target), set())
+            got = set(k["mfma"])
+            if not got & want:
+                bad.append(f"{tag}: no {' / '.join(sorted(want))} (MFMA found: {dict(k['mfma']) or 'none'})")
+            elif got - want:
+                bad.append(f"{tag}: unexpected MFMA {sorted(got - want)} besides {sorted(got & want)}")
+        if k["scratch"] or k["dynamic_stack"]:
+            bad.append(f"{tag}: uses scratch: private_segment_fixed_size {k['scratch']} bytes"
+                       f"{' + dynamic stack' if k['dynamic_stack'] else ''} (VGPRs {k['vgpr']}, AGPRs {k['agpr']},"
+                       f" VGPR spills {k['vgpr_spill']}, scratch instructions {k['scratch_ops']})")
+        if k["waves"] < MIN_WAVES:
+            bad.append(f"{tag}: {k['waves']} wave(s) per SIMD < {MIN_WAVES} (VGPRs {k['vgpr']}, AGPRs {k['agpr']})")
+        if k["lds"] > arch["lds_bytes_per_block"]:
+            bad.append(f"{tag}: LDS {k['lds']} bytes > {arch['lds_bytes_per_block']}")
+    return bad
+
+
+def amd_files(paths):
+    files = []
+    for p in map(Path, paths):
+        files += sorted(p.rglob("*.s")) if p.is_dir() else [p]
+    return files
+
+
+def amd_main(args):
+    by_target = collections.defaultdict(list)
+    violations = []
+    for f in amd_files(args.paths):
+        target, kernels = parse_amd_asm(f)
+        if not kernels:
+            violations.append(f"{f}: no kernels")
+        by_target[target] += kernels
+        if args.check:
+            violations += amd_violations(target, kernels, f"{target} {dtype_of(f)} ({f})")
+    cols = [("dtype", "<"), ("op", "<"), ("kernel", "<"), ("VGPR", ">"), ("AGPR", ">"), ("SGPR", ">"), ("LDS", ">"),
+            ("scratch", ">"), ("waves", ">"), ("occ", ">"), ("llvm", ">"), ("MFMA", ">"), ("mfma kind", "<"),
+            ("gload", ">"), ("bload", ">")]
+    for target in sorted(by_target):
+        ks = sorted(by_target[target], key=sort_key)
+        if args.op:
+            ks = [k for k in ks if k["op"] in args.op]
+        print(f"\n== {target}: {len(ks)} kernels ==  (waves: per SIMD from VGPR+AGPR; occ: also SGPR and LDS limits;"
+              f" llvm: LLVM's own figure)")
+        rows = [(k["dtype"], k["op"], short(k), k["vgpr"], k["agpr"], k["sgpr"], k["lds"], k["scratch"], k["waves"],
+                 k["occupancy"], k["llvm_occupancy"] if k["llvm_occupancy"] is not None else "-", sum(k["mfma"].values()),
+                 ",".join(i.replace("v_mfma_", "") for i in sorted(k["mfma"])) or "-", k["global_loads"],
+                 k["buffer_loads"]) for k in ks]
+        print_table(rows, cols)
+    return report_violations(violations, args.check)
+
+
+def report_violations(violations, check):
+    if not check:
+        return 0
+    if violations:
+        print(f"\nISA check: {len(violations)} violation(s):")
+        for v in violations:
+            print("  " + v)
+        return 1
+    print("\nISA check: all properties hold")
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# NVIDIA
+
+def find_cuobjdump(explicit):
+    if explicit:
+        return explicit if os.path.exists(explicit) else shutil.which(explicit)
+    for c in ("cuobjdump", "/usr/local/cuda/bin/cuobjdump"):
+        p = shutil.which(c) or (c if os.path.exists(c) else None)
+        if p:
+            return p
+    return None
+
+
+def parse_cuobjdump_res_usage(text):
+    """-> {(member, arch, symbol): {REG, STACK, SHARED, LOCAL}}."""
+    res, member, arch, fn = {}, "", "?", None
+    for line in text.split("\n"):
+        m = re.match(r"^member\s+(\S+)", line)
+        if m:
+            member = m.group(1)
+        m = re.search(r"code for (sm_\d+a?)", line) or re.match(r"^arch = (sm_\d+a?)", line)
+        if m:
+            arch = m.group(1)
+        m = re.match(r"^\s*Function\s+(\S+?):?\s*$", line)
+        if m:
+            fn = m.group(1)
+            continue
+        if fn and "REG:" in line:
+            vals = dict((k, int(v)) for k, v in re.findall(r"(REG|STACK|SHARED|LOCAL):(\d+)", line))
+            res[(member, arch, fn)] = vals
+            fn = None
+    return res
+
+
+def parse_cuobjdump_sass(text):
+    """-> {(member, arch, symbol): Counter of opcodes with their modifiers (HMMA.16816.F32...)}."""
+    res, member, arch, fn = {}, "", "?", None
+    for line in text.split("\n"):
+        m = re.match(r"^member\s+(\S+)", line)
+        if m:
+            member = m.group(1)
+        m = re.search(r"code for (sm_\d+a?)", line) or re.match(r"^\s*arch = (sm_\d+a?)", line)
+        if m:
+            arch = m.group(1)
+        m = re.match(r"^\s*Function\s*:\s*(\S+)", line)
+        if m:
+            fn = m.group(1)
+            res[(member, arch, fn)] = collections.Counter()
+            continue
+        m = re.match(r"^\s*/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
+        if m and fn:
+            res[(member, arch, fn)][m.group(1)] += 1
+    return res
+
+
+# --- built-in reader (no cuobjdump): ar -> ELF -> .nv_fatbin -> cubins
+
+def ar_members(data):
+    if not data.startswith(b"!<arch>\n"):
+        return [("", data)]
+    out, pos, longnames = [], 8, b""
+    while pos + 60 <= len(data):
+        hdr = data[pos:pos + 60]
+        name, size = hdr[:16].decode().strip(), int(hdr[48:58].decode().strip())
+        body = data[pos + 60:pos + 60 + size]
+        if name == "//":
+            longnames = body
+        elif name.startswith("/") and name[1:].isdigit():
+            off = int(name[1:])
+            name = longnames[off:longnames.index(b"/\n", off)].decode()
+        else:
+            name = name.rstrip("/")
+        if name not in ("/", "//", ""):
+            out.append((name, body))
+        pos += 60 + size + (size & 1)
+    return out
+
+
+def elf_sections(data):
+    """{name: (type, offset, size, info, link)} plus the raw list, for 64-bit little-endian ELF."""
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        raise ValueError("not a 64-bit ELF")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    secs = []
+    for i in range(shnum):
+        nm, typ, flags, addr, off, size, link, info, align_, entsize = struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+        secs.append([nm, typ, off, size, link, info, entsize])
+    stroff = secs[shstrndx][2]
+    for s in secs:
+        s[0] = data[stroff + s[0]:data.index(b"\0", stroff + s[0])].decode()
+    return secs
+
+
+def zstd_decompress(blob, size):
+    try:
+        import zstandard  # noqa
+        return zstandard.ZstdDecompressor().decompress(blob, max_output_size=size)
+    except ImportError:
+        pass
+    exe = shutil.which("zstd")
+    if not exe:
+        raise SystemExit("the fatbin is zstd-compressed: install zstd (or cuobjdump)")
+    return subprocess.run([exe, "-d", "-c", "-q"], input=blob, capture_output=True, check=True).stdout
+
+
+def fatbin_cubins(fb):
+    """ELF entries of a fatbin blob: [(arch 'sm_90', cubin bytes)]. Several fatbins may be concatenated."""
+    out, pos = [], 0
+    while pos + 16 <= len(fb):
+        magic, version, hsize, fsize = struct.unpack_from("<IHHQ", fb, pos)
+        if magic != 0xBA55ED50:
+            break
+        e, end = pos + hsize, pos + hsize + fsize
+        while e < end:
+            kind, _, ehsize, psize = struct.unpack_from("<HHIQ", fb, e)
+            # entry header (CUDA 11+): kind u16, version u16, header size u32, payload size u64,
+            # compressed size u32, ..., sm arch u32 at +28, ..., flags u64 at +40, uncompressed size u64 at +56
+            sm, = struct.unpack_from("<I", fb, e + 28)
+            flags, = struct.unpack_from("<Q", fb, e + 40)
+            usize, = struct.unpack_from("<Q", fb, e + 56) if ehsize >= 64 else (0,)
+            payload = fb[e + ehsize:e + ehsize + psize]
+            if kind == 2:  # ELF (cubin); kind 1 is PTX
+                if payload[:4] != b"\x7fELF":
+                    if payload[:4] == b"\x28\xb5\x2f\xfd":
+                        payload = zstd_decompress(payload, usize or 1 << 30)
+                    else:
+                        raise SystemExit(f"fatbin entry sm_{sm}: unknown compression (flags {flags:#x}); use cuobjdump")
+                out.append((f"sm_{sm}", payload))
+            e += ehsize + psize
+        pos = end
+    return out
+
+
+# .nv.info attribute ids (EIATTR_*) that cuobjdump's -res-usage reads.
+EIATTR_REGCOUNT, EIATTR_MAX_STACK_SIZE, EIATTR_FRAME_SIZE, EIATTR_MIN_STACK_SIZE = 0x2F, 0x23, 0x11, 0x12
+
+
+def cubin_kernels(cubin):
+    """{symbol: {REG, STACK, SHARED, LOCAL, sass: [(opcode field, 128-bit word)]}} of one cubin."""
+    secs = elf_sections(cubin)
+    byname = {s[0]: s for s in secs}
+    symtab = next(s for s in secs if s[1] == 2)
+    strtab = secs[symtab[4]]
+    syms = []
+    for i in range(symtab[3] // 24):
+        nm, info, other, shndx, value, size = struct.unpack_from("<IBBHQQ", cubin, symtab[2] + i * 24)
+        name = cubin[strtab[2] + nm:cubin.index(b"\0", strtab[2] + nm)].decode()
+        syms.append((name, info, shndx))
+    kernels = {}
+    for s in secs:
+        if not s[0].startswith(".text."):
+            continue
+        name = s[0][len(".text."):]
+        code = cubin[s[2]:s[2] + s[3]]
+        words = [int.from_bytes(code[i:i + 16], "little") for i in range(0, len(code) - 15, 16)]
+        shared = byname.get(".nv.shared." + name)
+        kernels[name] = {"REG": 0, "STACK": 0, "SHARED": shared[3] if shared else 0, "LOCAL": 0, "sass": words}
+    # .nv.info.<fn>: records of (format u8, attribute u8, size u16 | value) ; EIFMT_SVAL = 4 has a payload
+    for s in secs:
+        if not s[0].startswith(".nv.info"):
+            continue
+        data, pos = cubin[s[2]:s[2] + s[3]], 0
+        fname = s[0][len(".nv.info."):] if s[0].startswith(".nv.info.") else None
+        while pos + 4 <= len(data):
+            fmt, attr = data[pos], data[pos + 1]
+            if fmt == 4:  # EIFMT_SVAL: u16 size, then payload
+                size, = struct.unpack_from("<H", data, pos + 2)
+                payload = data[pos + 4:pos + 4 + size]
+                pos += 4 + size
+            else:  # EIFMT_HVAL (3) carries a u16 value; EIFMT_NVAL (1) nothing
+                payload = data[pos + 2:pos + 4]
+                pos += 4
+            if fmt == 4 and len(payload) >= 8 and attr in (EIATTR_REGCOUNT, EIATTR_MAX_STACK_SIZE, EIATTR_FRAME_SIZE,
+                                                            EIATTR_MIN_STACK_SIZE):
+                sym_idx, val = struct.unpack_from("<II", payload, 0)
+                target = syms[sym_idx][0] if sym_idx < len(syms) else fname
+                if target not in kernels:
+                    continue
+                if attr == EIATTR_REGCOUNT:
+                    kernels[target]["REG"] = val
+                elif attr == EIATTR_MAX_STACK_SIZE:
+                    kernels[target]["STACK"] = max(kernels[target]["STACK"], val)
+                elif attr == EIATTR_FRAME_SIZE:
+                    kernels[target]["LOCAL"] = max(kernels[target]["LOCAL"], val)
+                elif attr == EIATTR_MIN_STACK_SIZE:
+                    kernels[target]["STACK"] = max(kernels[target]["STACK"], val)
+    return kernels
+
+
+# SASS opcode numbers (bits [0, 12) of each 128-bit instruction, Ampere/Hopper encoding) of the
+# matrix instructions; checked against cuobjdump -sass of this project's archive (docs/amd.md).
+SASS_MMA_OPCODES = {0x23C: "HMMA", 0x237: "HMMA"}
+
+
+def builtin_nvidia(archive):
+    res, sass = {}, {}
+    for member, data in ar_members(Path(archive).read_bytes()):
+        try:
+            secs = elf_sections(data)
+        except ValueError:
+            continue
+        fbs = [s for s in secs if s[0] == ".nv_fatbin"]
+        for s in fbs:
+            for arch, cubin in fatbin_cubins(data[s[2]:s[2] + s[3]]):
+                for name, k in cubin_kernels(cubin).items():
+                    key = (member, arch, name)
+                    res[key] = {x: k[x] for x in ("REG", "STACK", "SHARED", "LOCAL")}
+                    ops = collections.Counter()
+                    for w in k["sass"]:
+                        op = SASS_MMA_OPCODES.get(w & 0xFFF)
+                        if op:
+                            ops[op] += 1
+                    sass[key] = ops
+    return res, sass
+
+
+def nvidia_main(args):
+    archive = args.nvidia
+    exe = None if args.builtin else find_cuobjdump(args.cuobjdump)
+    if exe:
+        res = parse_cuobjdump_res_usage(subprocess.run([exe, "-res-usage", archive], capture_output=True, text=True, check=True).stdout)
+        sass = parse_cuobjdump_sass(subprocess.run([exe, "-sass", archive], capture_output=True, text=True, check=True).stdout)
+        source = f"{exe} -res-usage / -sass"
+    else:
+        res, sass = builtin_nvidia(archive)
+        source = "built-in cubin reader (no cuobjdump)"
+    names = demangle(sorted({k[2] for k in res}))
+    kernels = []
+    for (member, arch, sym), r in res.items():
+        d = names.get(sym, sym)
+        kind, op, detail = classify(d)
+        ops = sass.get((member, arch, sym), collections.Counter())
+        mma = collections.Counter({o: c for o, c in ops.items() if o.split(".")[0] in ("HMMA", "HGMMA", "IMMA")})
+        kernels.append(dict(member=member, arch=arch, symbol=sym, name=d, kind=kind, op=op, detail=detail,
+                            dtype=dtype_of(member, d), mma=mma, **r))
+    violations = []
+    archs = sorted({k["arch"] for k in kernels})
+    print(f"NVIDIA kernels of {archive} ({source}): {len(kernels)} (kernel x arch), archs {', '.join(archs)}")
+    cols = [("dtype", "<"), ("op", "<"), ("kernel", "<"), ("REG", ">"), ("STACK", ">"), ("SHARED", ">"), ("LOCAL", ">"),
+            ("HMMA", ">"), ("mma kind", "<")]
+    for arch in archs:
+        ks = sorted((k for k in kernels if k["arch"] == arch), key=sort_key)
+        print(f"\n== {arch}: {len(ks)} kernels ==")
+        print_table([(k["dtype"], k["op"], short(k), k["REG"], k["STACK"], k["SHARED"], k["LOCAL"], sum(k["mma"].values()),
+                      ",".join(sorted(k["mma"])) or "-") for k in ks], cols)
+        if args.check:
+            for dt in DTYPES:
+                sub = [k for k in ks if k["dtype"] == dt]
+                violations += check_expected(sub, f"{arch} {dt}")
+            for k in ks:
+                tag = f"{arch} {k['dtype']} {k['op']}: {short(k)} [{k['symbol'][:60]}...]"
+                if k["STACK"] or k["LOCAL"]:
+                    violations.append(f"{tag}: STACK {k['STACK']} LOCAL {k['LOCAL']} (REG {k['REG']})")
+                if k["kind"] == "gemm":
+                    want = {"fp32": "TF32", "fp16": "F16", "bf16": "BF16"}[k["dtype"]]
+                    if not k["mma"]:
+                        violations.append(f"{tag}: no HMMA in the GEMM kernel")
+                    elif exe and not any(want in o or (want == "F16" and "BF16" not in o and "TF32" not in o) for o in k["mma"]):
+                        violations.append(f"{tag}: HMMA of the wrong kind for {k['dtype']}: {dict(k['mma'])}")
+    if args.check and args.require_archs:
+        for a in args.require_archs.split(","):
+            if a not in archs:
+                violations.append(f"no code for {a} in {archive} (found {', '.join(archs) or 'none'})")
+    return report_violations(violations, args.check)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("paths", nargs="*", help="AMD: .s files or folders of them (default build/isa/amd)")
+    ap.add_argument("--check", action="store_true", help="check the ISA properties; exit 1 and list each violation")
+    ap.add_argument("--op", action="append", help="only kernels of this op (repeatable)")
+    ap.add_argument("--nvidia", metavar="ARCHIVE", help="report on the cubins of an NVIDIA archive / object instead")
+    ap.add_argument("--cuobjdump", help="the cuobjdump to use (default: PATH, /usr/local/cuda/bin)")
+    ap.add_argument("--builtin", action="store_true", help="NVIDIA: read the archive directly even where cuobjdump exists")
+    ap.add_argument("--require-archs", default="sm_80,sm_90", help="NVIDIA --check: archs that must be present")
+    args = ap.parse_args()
+    if args.nvidia:
+        return nvidia_main(args)
+    if not args.paths:
+        args.paths = [str(REPO / "build" / "isa" / "amd")]
+    return amd_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
