@@ -1,5 +1,5 @@
 // convnd_bwd_data (seed 002): dx = dy (*) rot180(w), as implicit GEMMs over col2im's classes:
-// for each class, dx[G, (N, rows...), C] = dy[G, (N, rows...), (K, taps...)] * w[G, C, (K, taps...)].
+// for each class, dx[G, (N, rows...), C] = dy[G, (N, rows...), (taps..., K)] * w[G, C, (taps..., K)].
 // All classes run in one GEMM batch; tapless classes (gcd(stride, dilation) > 1) write zeros.
 #pragma once
 #include "dsl/compose/col2im.hpp"

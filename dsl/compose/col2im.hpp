@@ -80,8 +80,9 @@ struct col2im {
   }
 
   // The three GEMM views of class t, for canonical tensors dy [G, N, K, out...], w [G, K, C, taps...]
-  // and dx [G, N, C, in...]:  A = dy [G, M = (N, rows...), K = (K, taps...)],
-  // B = w [G, N = C, K = (K, taps...)], C = dx [G, M, N].
+  // and dx [G, N, C, in...]:  A = dy [G, M = (N, rows...), K = (taps..., K)],
+  // B = w [G, N = C, K = (taps..., K)], C = dx [G, M, N]. K is fastest in the reduction, so the
+  // channels-last dy is read contiguously along it.
   template <class Ad>
   TG_FN auto dy_view(const descriptor<Ad>& dy, index_t t) const { return dy_view_impl(dy, split(t), iota<3 + NDim>{}); }
   template <class Aw>
@@ -101,15 +102,15 @@ struct col2im {
     auto shifted = transform(padded, tg::make_tuple(offset_for<D>(len, i)...), tg::make_tuple(seq<D>{}...), tg::make_tuple(seq<D>{}...));
     auto rows_taps = transform(shifted, tg::make_tuple(rows_taps_for<D>(len, i)...), tg::make_tuple(seq<D>{}...),
                                tg::make_tuple(rows_taps_ids<D>()...));
-    return group_dims(rows_taps, seq<0>{}, seq_cat<seq<1>, spatial>{}, seq_cat<seq<2>, taps_ids>{});
+    return group_dims(rows_taps, seq<0>{}, seq_cat<seq<1>, spatial>{}, seq_cat<taps_ids, seq<2>>{});
   }
-  // w: [G,K,C,taps..] -offset (+i)-> -embed (j * s/g)-> [G,K,C,taps_i..] -group-> B = [G, C, (K, taps..)].
+  // w: [G,K,C,taps..] -offset (+i)-> -embed (j * s/g)-> [G,K,C,taps_i..] -group-> B = [G, C, (taps.., K)].
   template <class Aw, int... D>
   TG_FN auto w_view_impl(const descriptor<Aw>& w, const multi_index<NDim>& i, seq<D...>) const {
     const auto len = w.lengths();
     auto shifted = transform(w, tg::make_tuple(tap_offset_for<D>(len, i)...), tg::make_tuple(seq<D>{}...), tg::make_tuple(seq<D>{}...));
     auto strided = transform(shifted, tg::make_tuple(tap_embed_for<D>(len, i)...), tg::make_tuple(seq<D>{}...), tg::make_tuple(seq<D>{}...));
-    return group_dims(strided, seq<0>{}, seq<2>{}, seq_cat<seq<1>, spatial>{});
+    return group_dims(strided, seq<0>{}, seq<2>{}, seq_cat<spatial, seq<1>>{});
   }
   // dx: [G,N,C,in..] -offset (base)-> -embed (h * s)-> [G,N,C,rows..] -group-> C = [G, (N, rows..), C].
   template <class Ax, int... D>
