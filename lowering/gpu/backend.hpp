@@ -6,6 +6,14 @@
 #include "arch/runtime.hpp"
 #include "dsl/config.hpp"
 
+// Launch bounds for AMD only: hipcc otherwise assumes 1024 threads per block and budgets registers
+// for that; nvcc with the same bound spills some small kernels, so NVIDIA gets none.
+#if defined(__HIP__)
+#define TG_AMD_LAUNCH_BOUNDS(n) __launch_bounds__(n)
+#else
+#define TG_AMD_LAUNCH_BOUNDS(n)
+#endif
+
 namespace tg {
 // Scratch memory for pipelines (split-K workspaces, per-row sums): one device allocation reused
 // across calls, so a steady state makes no cudaMalloc/cudaFree (both synchronise the device).

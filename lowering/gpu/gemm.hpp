@@ -193,7 +193,7 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
 
 // Deterministic split-K: partial sums added in chunk order, then the epilogue.
 template <class Batch>
-__global__ void splitk_reduce_kernel(Batch batch, gemm_epilogue ep, const float* ws, int splits, array<int, 3> order) {
+__global__ void TG_AMD_LAUNCH_BOUNDS(256) splitk_reduce_kernel(Batch batch, gemm_epilogue ep, const float* ws, int splits, array<int, 3> order) {
   const auto v = batch.views(0);
   const multi_index<3> len{{v.groups(), v.m(), v.n()}};
   const index_t total = len[0] * len[1] * len[2];
@@ -206,7 +206,7 @@ __global__ void splitk_reduce_kernel(Batch batch, gemm_epilogue ep, const float*
 }
 
 template <class Batch>
-__global__ void fill_kernel(Batch batch, float value, array<int, 3> order) {
+__global__ void TG_AMD_LAUNCH_BOUNDS(256) fill_kernel(Batch batch, float value, array<int, 3> order) {
   const auto v = batch.views(0);
   const multi_index<3> len{{v.groups(), v.m(), v.n()}};
   const index_t total = len[0] * len[1] * len[2];

@@ -9,15 +9,55 @@ namespace tg {
 namespace gpu_rows {
 constexpr int block = 256;
 
+// A [R, L] view whose top stage is separable (group_dims): the row's part of that stage is evaluated
+// once per block, and each element evaluates only the L part and the stages below.
+template <class View>
+struct row_walker {
+  using chain_t = typename View::desc_type::adaptor_type;
+  using top_t = typename chain_t::template stage_t<0>;
+  static constexpr bool split = top_t::separable && top_t::always_valid && chain_t::n_stages > 1;
+  View v;
+  multi_index<top_t::n_lower> row_part;
+  __device__ row_walker(const View& view, index_t r) : v(view), row_part{} {
+    if constexpr (split) row_part = get<0>(v.desc.chain.stages).lower(multi_index<2>{{r, 0}});
+  }
+  __device__ float load(index_t r, index_t l) const {
+    if constexpr (split) {
+      constexpr auto src = top_t::lower_source();
+      const auto lp = get<0>(v.desc.chain.stages).lower(multi_index<2>{{0, l}});
+      multi_index<top_t::n_lower> l1{};
+      TG_UNROLL for (int j = 0; j < top_t::n_lower; ++j) l1[j] = src[j] == 0 ? row_part[j] : lp[j];
+      const auto& ch = v.desc.chain;
+      return ch.template valid_from<1>(l1) ? to_float(v.data[ch.template bottom_from<1>(l1)[0]]) : 0.0f;
+    } else {
+      return v.load(multi_index<2>{{r, l}});
+    }
+  }
+  __device__ void store(index_t r, index_t l, float x) const {
+    if constexpr (split) {
+      constexpr auto src = top_t::lower_source();
+      const auto lp = get<0>(v.desc.chain.stages).lower(multi_index<2>{{0, l}});
+      multi_index<top_t::n_lower> l1{};
+      TG_UNROLL for (int j = 0; j < top_t::n_lower; ++j) l1[j] = src[j] == 0 ? row_part[j] : lp[j];
+      const auto& ch = v.desc.chain;
+      if (ch.template valid_from<1>(l1)) v.data[ch.template bottom_from<1>(l1)[0]] = from_float<std::remove_const_t<typename View::value_type>>(x);
+    } else {
+      v.store(multi_index<2>{{r, l}}, x);
+    }
+  }
+};
+
 template <class UView, class VView>
 __global__ void __launch_bounds__(block) row_sums_kernel(UView u, VView v, float* dot, float* sum, const float* shift) {
   __shared__ float sd[block], ss[block];
   const index_t r = blockIdx.x, L = v.desc.length(1);
   const float sh = shift ? shift[r] : 0.0f;
+  const row_walker<UView> uw(u, r);
+  const row_walker<VView> vw(v, r);
   float d = 0.0f, s = 0.0f;
   for (index_t l = threadIdx.x; l < L; l += block) {
-    const float vv = v.load({{r, l}}) - sh;
-    d += (u.load({{r, l}}) - sh) * vv;
+    const float vv = vw.load(r, l) - sh;
+    d += (uw.load(r, l) - sh) * vv;
     s += vv;
   }
   sd[threadIdx.x] = d;
@@ -35,14 +75,15 @@ __global__ void for_each_kernel(index_t n, F f) {
   for (index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<index_t>(gridDim.x) * blockDim.x) f(i);
 }
 
+// One block per row, like row_sums: the row's coefficients and index parts are set up once.
 template <class OutView, class UView, class VView>
-__global__ void row_affine_kernel(OutView out, UView u, VView v, row_coefficients k, array<int, 2> order) {
-  const multi_index<2> len{{out.desc.length(0), out.desc.length(1)}};
-  const index_t total = len[0] * len[1];
-  for (index_t l = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; l < total; l += static_cast<index_t>(gridDim.x) * blockDim.x) {
-    const auto i = index_in_order(l, len, order);
-    out.store(i, k.a[i[0]] * u.load(i) + k.b[i[0]] * v.load(i) + k.c[i[0]]);
-  }
+__global__ void __launch_bounds__(block) row_affine_kernel(OutView out, UView u, VView v, row_coefficients k) {
+  const index_t r = blockIdx.x, L = out.desc.length(1);
+  const row_walker<OutView> ow(out, r);
+  const row_walker<UView> uw(u, r);
+  const row_walker<VView> vw(v, r);
+  const float a = k.a[r], b = k.b[r], c = k.c[r];
+  for (index_t l = threadIdx.x; l < L; l += block) ow.store(r, l, a * uw.load(r, l) + b * vw.load(r, l) + c);
 }
 }  // namespace gpu_rows
 
@@ -59,7 +100,7 @@ void for_each(gpu_backend& be, index_t n, const F& f) {
 
 template <class OutView, class UView, class VView>
 void row_affine(gpu_backend& be, const OutView& out, const UView& u, const VView& v, row_coefficients k) {
-  TG_LAUNCH((gpu_rows::row_affine_kernel<OutView, UView, VView>), grid_for(out.desc.size(), 256), 256, 0, be.stream, out, u, v, k,
-            memory_order(out.desc));
+  TG_LAUNCH((gpu_rows::row_affine_kernel<OutView, UView, VView>), static_cast<unsigned>(out.desc.length(0)), gpu_rows::block, 0, be.stream,
+            out, u, v, k);
 }
 }  // namespace tg

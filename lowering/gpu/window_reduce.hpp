@@ -35,20 +35,29 @@ __global__ void gather_kernel(col2im<ND> c2, DyView dy, DxView dx, Route route, 
     }
     __syncthreads();
   }
-  for (index_t l = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; l < total; l += static_cast<index_t>(gridDim.x) * blockDim.x) {
-    const auto i = index_in_order(l, len, order);
-    multi_index<ND> hi{};
-    TG_UNROLL for (int d = 0; d < ND; ++d) hi[d] = i[2 + d];
-    gather_lines<ND> lines;
-    if (tabled) {
-      TG_UNROLL for (int d = 0; d < ND; ++d) {
-        const line32 t = table[base[d] + hi[d]];
-        lines.d[d] = {t.out0, t.out_step, t.tap0, t.tap_step, t.taps};
+  // Each thread takes `vec` neighbours along the fastest dimension (when its length allows): one
+  // index decomposition for all of them, and a warp writes contiguous runs.
+  constexpr int vec = 4;
+  const int fast = order[1 + ND];
+  const bool grouped = select(len, fast) % vec == 0;
+  const index_t step = grouped ? vec : 1, units = total / step;
+  for (index_t u = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; u < units; u += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    auto i = index_in_order(u * step, len, order);
+    for (int e = 0; e < step; ++e) {
+      multi_index<ND> hi{};
+      TG_UNROLL for (int d = 0; d < ND; ++d) hi[d] = i[2 + d];
+      gather_lines<ND> lines;
+      if (tabled) {
+        TG_UNROLL for (int d = 0; d < ND; ++d) {
+          const line32 t = table[base[d] + hi[d]];
+          lines.d[d] = {t.out0, t.out_step, t.tap0, t.tap_step, t.taps};
+        }
+      } else {
+        lines = lines_of(c2, hi);
       }
-    } else {
-      lines = lines_of(c2, hi);
+      dx.store(i, gather_one<ND>(c2, lines, dy, route, i[0], i[1], hi));
+      TG_UNROLL for (int d = 0; d < 2 + ND; ++d) if (d == fast) ++i[d];
     }
-    dx.store(i, gather_one<ND>(c2, lines, dy, route, i[0], i[1], hi));
   }
 }
 
