@@ -75,6 +75,17 @@ __global__ void for_each_kernel(index_t n, F f) {
   for (index_t i = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<index_t>(gridDim.x) * blockDim.x) f(i);
 }
 
+// Channels-last rows are strided: walk the elements in memory order instead, one per thread.
+template <class OutView, class UView, class VView>
+__global__ void row_affine_ordered_kernel(OutView out, UView u, VView v, row_coefficients k, array<int, 2> order) {
+  const multi_index<2> len{{out.desc.length(0), out.desc.length(1)}};
+  const index_t total = len[0] * len[1];
+  for (index_t l = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; l < total; l += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    const auto i = index_in_order(l, len, order);
+    out.store(i, k.a[i[0]] * u.load(i) + k.b[i[0]] * v.load(i) + k.c[i[0]]);
+  }
+}
+
 // One block per row, like row_sums: the row's coefficients and index parts are set up once.
 template <class OutView, class UView, class VView>
 __global__ void __launch_bounds__(block) row_affine_kernel(OutView out, UView u, VView v, row_coefficients k) {
@@ -100,7 +111,13 @@ void for_each(gpu_backend& be, index_t n, const F& f) {
 
 template <class OutView, class UView, class VView>
 void row_affine(gpu_backend& be, const OutView& out, const UView& u, const VView& v, row_coefficients k) {
-  TG_LAUNCH((gpu_rows::row_affine_kernel<OutView, UView, VView>), static_cast<unsigned>(out.desc.length(0)), gpu_rows::block, 0, be.stream,
-            out, u, v, k);
+  const auto order = memory_order(out.desc);
+  if (order[1] == 1) {  // rows are contiguous: a block per row
+    TG_LAUNCH((gpu_rows::row_affine_kernel<OutView, UView, VView>), static_cast<unsigned>(out.desc.length(0)), gpu_rows::block, 0,
+              be.stream, out, u, v, k);
+  } else {
+    TG_LAUNCH((gpu_rows::row_affine_ordered_kernel<OutView, UView, VView>), grid_for(out.desc.size(), 256), 256, 0, be.stream, out, u, v, k,
+              order);
+  }
 }
 }  // namespace tg
