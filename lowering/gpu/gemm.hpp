@@ -5,7 +5,10 @@
 // works; one launch covers all groups, split-K chunks and col2im classes (grid z).
 #pragma once
 #include <type_traits>
+#include "arch/fragment_distribution.hpp"
 #include "arch/mma.hpp"
+#include "dsl/tile_window.hpp"
+#include "dsl/transform/xor_swizzle.hpp"
 #include "lowering/gemm.hpp"
 #include "lowering/gpu/backend.hpp"
 #include "lowering/gpu/order.hpp"
@@ -19,6 +22,23 @@ struct tile_policy {
 
 template <class View>
 using elem_t = std::remove_const_t<typename View::value_type>;
+
+// A shared-memory tile [Rows, Cols] with no padding: the 16-byte chunks of each row are permuted by
+// an xor with the row's index among the rows of different 128-byte bank lines, so the eight rows a
+// fragment read touches fall in distinct banks. Every access goes through this one descriptor.
+template <index_t Rows, index_t Cols, class E>
+TG_FN auto smem_tile_desc() {
+  constexpr index_t vec = 16 / sizeof(E), chunks = Cols / vec;
+  constexpr index_t per_line = 128 / (Cols * sizeof(E)) > 0 ? 128 / (Cols * sizeof(E)) : 1;  // rows in one 128-byte line
+  static_assert(Cols % vec == 0 && (chunks & (chunks - 1)) == 0 && Rows % per_line == 0, "swizzled tile shape");
+  const auto phys = make_naive_descriptor(tg::make_tuple(number<Rows / per_line>{}, number<per_line>{}, number<chunks>{}, number<vec>{}),
+                                          tg::make_tuple(number<per_line * Cols>{}, number<Cols>{}, number<vec>{}, n_<1>));
+  const auto swizzled = transform(phys, tg::make_tuple(xor_swizzle<number<Rows / per_line>, number<chunks>>{}, pass_through<number<per_line>>{},
+                                                       pass_through<number<vec>>{}),
+                                  tg::make_tuple(seq<0, 2>{}, seq<1>{}, seq<3>{}), tg::make_tuple(seq<0, 2>{}, seq<1>{}, seq<3>{}));
+  return transform(swizzled, tg::make_tuple(merge<tuple<number<Rows / per_line>, number<per_line>>>{}, merge<tuple<number<chunks>, number<vec>>>{}),
+                   tg::make_tuple(seq<0, 1>{}, seq<2, 3>{}), tg::make_tuple(seq<0>{}, seq<1>{}));
+}
 
 template <class View>
 __device__ inline elem_t<View> load_raw(const View& v, index_t g, index_t i, index_t k) {
@@ -84,10 +104,16 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   constexpr int WM = BM / Policy::WarpsM, WN = BN / Policy::WarpsN;  // warp tile
   constexpr int TM = WM / Atom::M, TN = WN / Atom::N;                // atoms per warp tile
   constexpr int threads = threads_of<Policy, V>();
-  constexpr int LDS = BK + 16 / sizeof(E);  // one 16-byte pad per row: fragment reads hit distinct banks
   static_assert(WM % Atom::M == 0 && WN % Atom::N == 0 && BK % Atom::K == 0, "tile must be a multiple of the atom");
-  __shared__ E As[BM][LDS];
-  __shared__ E Bs[BN][LDS];
+  __shared__ E As[BM * BK];
+  __shared__ E Bs[BN * BK];
+  const auto a_tile = smem_tile_desc<BM, BK, E>();  // [m, k]
+  const auto b_tile = smem_tile_desc<BN, BK, E>();  // [n, k]
+  const auto a_frag = arch::fragment_distribution<Atom>::a();
+  const auto b_frag = arch::fragment_distribution<Atom>::b();
+  const auto c_frag = arch::fragment_distribution<Atom>::c();
+  const auto a_smem = make_view(&As[0], a_tile);
+  const auto b_smem = make_view(&Bs[0], reorder(b_tile, seq<1, 0>{}));  // fragments index B as [k, n]
   using SA = split_top<decltype(V::a)>;
   using SB = split_top<decltype(V::b)>;
   __shared__ index_t a_rows[SA::on ? BM : 1][SA::n1], a_ks[SA::on ? BK : 1][SA::n1];
@@ -139,37 +165,30 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
       const int mm = la.a_m_fast ? e % BM : e / BK, kk = la.a_m_fast ? e / BM : e % BK;
       const index_t m = m0 + mm, k = kt * BK + kk;
       if (m < M && k < K) {
-        if constexpr (SA::on) As[mm][kk] = load_split(v.a, a_rows[mm], a_ks[kk], a_g);
-        else As[mm][kk] = load_raw(v.a, g, m, k);
+        if constexpr (SA::on) As[a_tile.offset({{mm, kk}})] = load_split(v.a, a_rows[mm], a_ks[kk], a_g);
+        else As[a_tile.offset({{mm, kk}})] = load_raw(v.a, g, m, k);
       } else {
-        As[mm][kk] = from_float<E>(0.0f);
+        As[a_tile.offset({{mm, kk}})] = from_float<E>(0.0f);
       }
     }
     for (int e = tid; e < BN * BK; e += threads) {
       const int nn = la.b_n_fast ? e % BN : e / BK, kk = la.b_n_fast ? e / BN : e % BK;
       const index_t n = n0 + nn, k = kt * BK + kk;
       if (n < N && k < K) {
-        if constexpr (SB::on) Bs[nn][kk] = load_split(v.b, b_rows[nn], b_ks[kk], b_g);
-        else Bs[nn][kk] = load_raw(v.b, g, n, k);
+        if constexpr (SB::on) Bs[b_tile.offset({{nn, kk}})] = load_split(v.b, b_rows[nn], b_ks[kk], b_g);
+        else Bs[b_tile.offset({{nn, kk}})] = load_raw(v.b, g, n, k);
       } else {
-        Bs[nn][kk] = from_float<E>(0.0f);
+        Bs[b_tile.offset({{nn, kk}})] = from_float<E>(0.0f);
       }
     }
     __syncthreads();
     TG_UNROLL for (int ks = 0; ks < BK; ks += Atom::K) {
-      E fa[TM][Atom::a_per_lane], fb[TN][Atom::b_per_lane];
+      distributed_tensor<E, Atom::a_per_lane> fa[TM];
+      distributed_tensor<E, Atom::b_per_lane> fb[TN];
+      TG_UNROLL for (int i = 0; i < TM; ++i) fa[i] = load_tile<Atom::a_per_lane>(make_tile_window(a_smem, {{wm * WM + i * Atom::M, ks}}), a_frag, lane);
+      TG_UNROLL for (int j = 0; j < TN; ++j) fb[j] = load_tile<Atom::b_per_lane>(make_tile_window(b_smem, {{ks, wn * WN + j * Atom::N}}), b_frag, lane);
       TG_UNROLL for (int i = 0; i < TM; ++i)
-        TG_UNROLL for (int e = 0; e < Atom::a_per_lane; ++e) {
-          const auto rc = Atom::a_coord(lane, e);
-          fa[i][e] = As[wm * WM + i * Atom::M + rc.row][ks + rc.col];
-        }
-      TG_UNROLL for (int j = 0; j < TN; ++j)
-        TG_UNROLL for (int e = 0; e < Atom::b_per_lane; ++e) {
-          const auto kn = Atom::b_coord(lane, e);
-          fb[j][e] = Bs[wn * WN + j * Atom::N + kn.col][ks + kn.row];
-        }
-      TG_UNROLL for (int i = 0; i < TM; ++i)
-        TG_UNROLL for (int j = 0; j < TN; ++j) arch::mma<Atom>(acc[i][j], fa[i], fb[j]);
+        TG_UNROLL for (int j = 0; j < TN; ++j) arch::mma<Atom>(acc[i][j], fa[i].data, fb[j].data);
     }
     __syncthreads();
   }
@@ -177,8 +196,8 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   TG_UNROLL for (int i = 0; i < TM; ++i)
     TG_UNROLL for (int j = 0; j < TN; ++j)
       TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) {
-        const auto rc = Atom::c_coord(lane, e);
-        const index_t m = m0 + wm * WM + i * Atom::M + rc.row, n = n0 + wn * WN + j * Atom::N + rc.col;
+        const auto rc = c_frag.coord(lane, e);
+        const index_t m = m0 + wm * WM + i * Atom::M + rc[0], n = n0 + wn * WN + j * Atom::N + rc[1];
         if (m >= M || n >= N) continue;
         const multi_index<3> c{{g, m, n}};
         if (la.splits == 1) {
