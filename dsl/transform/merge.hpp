@@ -43,6 +43,12 @@ struct merge {
       constexpr int i = n_lower - 1 - static_cast<int>(decltype(j)::value);
       if constexpr (i == 0) {
         r[i] = x;
+      } else if constexpr (is_static_v<decltype(get<i>(lengths))>) {
+        // a compile-time length: an unsigned division by a constant (shifts and masks for powers of two)
+        constexpr std::uint64_t len = static_cast<std::uint64_t>(std::remove_reference_t<decltype(get<i>(lengths))>::value);
+        const index_t q = static_cast<index_t>(static_cast<std::uint64_t>(x) / len);
+        r[i] = x - q * static_cast<index_t>(len);
+        x = q;
       } else {
         const index_t len = as_index(get<i>(lengths));
         const index_t q = udiv(x, len);

@@ -9,9 +9,9 @@
 // Launch bounds for AMD only: hipcc otherwise assumes 1024 threads per block and budgets registers
 // for that; nvcc with the same bound spills some small kernels, so NVIDIA gets none.
 #if defined(__HIP__)
-#define TG_AMD_LAUNCH_BOUNDS(n) __launch_bounds__(n)
+#define TG_AMD_LAUNCH_BOUNDS(...) __launch_bounds__(__VA_ARGS__)
 #else
-#define TG_AMD_LAUNCH_BOUNDS(n)
+#define TG_AMD_LAUNCH_BOUNDS(...)
 #endif
 
 namespace tg {
