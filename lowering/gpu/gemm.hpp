@@ -63,7 +63,7 @@ __device__ inline multi_index<split_top<View>::n1> top_part(const View& v, index
 }
 
 template <class View, int N>
-__device__ inline elem_t<View> load_split(const View& v, const index_t (&row)[N], const index_t (&kpart)[N], const multi_index<N>& gpart) {
+__device__ inline elem_t<View> load_split(const View& v, const int (&row)[N], const int (&kpart)[N], const multi_index<N>& gpart) {
   constexpr auto src = split_top<View>::top_t::lower_source();
   multi_index<N> l{};
   TG_UNROLL for (int j = 0; j < N; ++j) l[j] = src[j] == 1 ? row[j] : src[j] == 2 ? kpart[j] : gpart[j];
@@ -105,19 +105,20 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   constexpr int TM = WM / Atom::M, TN = WN / Atom::N;                // atoms per warp tile
   constexpr int threads = threads_of<Policy, V>();
   static_assert(WM % Atom::M == 0 && WN % Atom::N == 0 && BK % Atom::K == 0, "tile must be a multiple of the atom");
-  __shared__ E As[BM * BK];
-  __shared__ E Bs[BN * BK];
+  // Two stages: one is filled from global memory while the other feeds the matrix cores.
+  __shared__ E As[2][BM * BK];
+  __shared__ E Bs[2][BN * BK];
   const auto a_tile = smem_tile_desc<BM, BK, E>();  // [m, k]
   const auto b_tile = smem_tile_desc<BN, BK, E>();  // [n, k]
   const auto a_frag = arch::fragment_distribution<Atom>::a();
   const auto b_frag = arch::fragment_distribution<Atom>::b();
   const auto c_frag = arch::fragment_distribution<Atom>::c();
-  const auto a_smem = make_view(&As[0], a_tile);
-  const auto b_smem = make_view(&Bs[0], reorder(b_tile, seq<1, 0>{}));  // fragments index B as [k, n]
+  const auto b_smem_desc = reorder(b_tile, seq<1, 0>{});  // fragments index B as [k, n]
   using SA = split_top<decltype(V::a)>;
   using SB = split_top<decltype(V::b)>;
-  __shared__ index_t a_rows[SA::on ? BM : 1][SA::n1], a_ks[SA::on ? BK : 1][SA::n1];
-  __shared__ index_t b_rows[SB::on ? BN : 1][SB::n1], b_ks[SB::on ? BK : 1][SB::n1];
+  // The separable top stage's parts (digits of the merges: coordinates, < 2^31) per row and per k.
+  __shared__ int a_rows[SA::on ? BM : 1][SA::n1], a_ks[2][SA::on ? BK : 1][SA::n1];
+  __shared__ int b_rows[SB::on ? BN : 1][SB::n1], b_ks[2][SB::on ? BK : 1][SB::n1];
 
   const V v = batch.views(blockIdx.z);
   const index_t M = v.m(), N = v.n(), K = v.k(), G = v.groups();
@@ -138,14 +139,14 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     a_g = top_part(v.a, g, 0, 0);
     for (int r = tid; r < BM; r += threads) {
       const auto l = top_part(v.a, g, m0 + r, 0);
-      TG_UNROLL for (int j = 0; j < SA::n1; ++j) a_rows[r][j] = l[j];
+      TG_UNROLL for (int j = 0; j < SA::n1; ++j) a_rows[r][j] = static_cast<int>(l[j]);
     }
   }
   if constexpr (SB::on) {
     b_g = top_part(v.b, g, 0, 0);
     for (int r = tid; r < BN; r += threads) {
       const auto l = top_part(v.b, g, n0 + r, 0);
-      TG_UNROLL for (int j = 0; j < SB::n1; ++j) b_rows[r][j] = l[j];
+      TG_UNROLL for (int j = 0; j < SB::n1; ++j) b_rows[r][j] = static_cast<int>(l[j]);
     }
   }
   float acc[TM][TN][Atom::c_per_lane];
@@ -153,35 +154,42 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     TG_UNROLL for (int j = 0; j < TN; ++j)
       TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) acc[i][j][e] = 0.0f;
 
-  for (index_t kt = kt0; kt < kt1; ++kt) {
+  // The k parts of k-tile kt into stage st.
+  auto fill_ks = [&](int st, index_t kt) {
     if constexpr (SA::on || SB::on) {
       for (int kk = tid; kk < BK; kk += threads) {
-        if constexpr (SA::on) { const auto l = top_part(v.a, g, 0, kt * BK + kk); TG_UNROLL for (int j = 0; j < SA::n1; ++j) a_ks[kk][j] = l[j]; }
-        if constexpr (SB::on) { const auto l = top_part(v.b, g, 0, kt * BK + kk); TG_UNROLL for (int j = 0; j < SB::n1; ++j) b_ks[kk][j] = l[j]; }
+        if constexpr (SA::on) { const auto l = top_part(v.a, g, 0, kt * BK + kk); TG_UNROLL for (int j = 0; j < SA::n1; ++j) a_ks[st][kk][j] = static_cast<int>(l[j]); }
+        if constexpr (SB::on) { const auto l = top_part(v.b, g, 0, kt * BK + kk); TG_UNROLL for (int j = 0; j < SB::n1; ++j) b_ks[st][kk][j] = static_cast<int>(l[j]); }
       }
-      __syncthreads();
     }
+  };
+  // Global -> shared: k-tile kt into stage st, through the views' descriptors (padding reads zero).
+  auto fill_tile = [&](int st, index_t kt) {
     for (int e = tid; e < BM * BK; e += threads) {
       const int mm = la.a_m_fast ? e % BM : e / BK, kk = la.a_m_fast ? e / BM : e % BK;
       const index_t m = m0 + mm, k = kt * BK + kk;
+      E x = from_float<E>(0.0f);
       if (m < M && k < K) {
-        if constexpr (SA::on) As[a_tile.offset({{mm, kk}})] = load_split(v.a, a_rows[mm], a_ks[kk], a_g);
-        else As[a_tile.offset({{mm, kk}})] = load_raw(v.a, g, m, k);
-      } else {
-        As[a_tile.offset({{mm, kk}})] = from_float<E>(0.0f);
+        if constexpr (SA::on) x = load_split(v.a, a_rows[mm], a_ks[st][kk], a_g);
+        else x = load_raw(v.a, g, m, k);
       }
+      As[st][a_tile.offset({{mm, kk}})] = x;
     }
     for (int e = tid; e < BN * BK; e += threads) {
       const int nn = la.b_n_fast ? e % BN : e / BK, kk = la.b_n_fast ? e / BN : e % BK;
       const index_t n = n0 + nn, k = kt * BK + kk;
+      E x = from_float<E>(0.0f);
       if (n < N && k < K) {
-        if constexpr (SB::on) Bs[b_tile.offset({{nn, kk}})] = load_split(v.b, b_rows[nn], b_ks[kk], b_g);
-        else Bs[b_tile.offset({{nn, kk}})] = load_raw(v.b, g, n, k);
-      } else {
-        Bs[b_tile.offset({{nn, kk}})] = from_float<E>(0.0f);
+        if constexpr (SB::on) x = load_split(v.b, b_rows[nn], b_ks[st][kk], b_g);
+        else x = load_raw(v.b, g, n, k);
       }
+      Bs[st][b_tile.offset({{nn, kk}})] = x;
     }
-    __syncthreads();
+  };
+  // Shared -> fragments -> matrix cores, for the k-tile in stage st.
+  auto compute = [&](int st) {
+    const auto a_smem = make_view(&As[st][0], a_tile);
+    const auto b_smem = make_view(&Bs[st][0], b_smem_desc);
     TG_UNROLL for (int ks = 0; ks < BK; ks += Atom::K) {
       distributed_tensor<E, Atom::a_per_lane> fa[TM];
       distributed_tensor<E, Atom::b_per_lane> fb[TN];
@@ -190,6 +198,22 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
       TG_UNROLL for (int i = 0; i < TM; ++i)
         TG_UNROLL for (int j = 0; j < TN; ++j) arch::mma<Atom>(acc[i][j], fa[i].data, fb[j].data);
     }
+  };
+
+  // Pipeline, one barrier per k-tile. At the top of iteration kt: stage cur holds tile kt, and the k
+  // parts of tile kt+1 are in stage nxt. Filling stage nxt overlaps (across warps) with computing cur.
+  if (kt0 < kt1) {
+    fill_ks(0, kt0);
+    if (kt0 + 1 < kt1) fill_ks(1, kt0 + 1);
+    __syncthreads();
+    fill_tile(0, kt0);
+    __syncthreads();
+  }
+  for (index_t kt = kt0; kt < kt1; ++kt) {
+    const int cur = static_cast<int>((kt - kt0) & 1), nxt = cur ^ 1;
+    if (kt + 1 < kt1) fill_tile(nxt, kt + 1);
+    compute(cur);
+    if (kt + 2 < kt1) fill_ks(cur, kt + 2);  // stage cur's k parts were last read by fill_tile one iteration ago
     __syncthreads();
   }
 
