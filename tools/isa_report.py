@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+SKIP = 77  # exit code of a check that cannot run here (ctest SKIP_RETURN_CODE)
 DTYPES = ("fp32", "fp16", "bf16")
 
 
@@ -77,7 +78,8 @@ def classify(d):
     kinds = (("gpu_gemm::gemm_kernel<", "gemm"), ("gpu_gemm::splitk_reduce_kernel<", "split-K reduce"),
              ("gpu_gemm::fill_kernel<", "fill"), ("gpu_window::gather_kernel<", "window gather"),
              ("gpu_window::max_forward_kernel<", "max forward"), ("gpu_rows::row_sums_kernel<", "row sums"),
-             ("gpu_rows::for_each_kernel<", "for_each"), ("gpu_rows::row_affine_kernel<", "row affine"))
+             ("gpu_rows::for_each_kernel<", "for_each"), ("gpu_rows::row_affine_kernel<", "row affine"),
+             ("gpu_rows::row_affine_ordered_kernel<", "row affine"))
     kind = next((k for key, k in kinds if key in d), "other")
     op, detail = "?", ""
     if kind in ("gemm", "split-K reduce", "fill"):
@@ -110,7 +112,10 @@ def classify(d):
         op = "groupnorm_bwd" if f in ("groupnorm_bwd_coefficients", "groupnorm_param_grads") else \
             "groupnorm_fwd" if f.startswith("groupnorm_") else "?"
     elif kind == "row affine":
-        op, detail = "groupnorm_bwd", "dx (same kernel as fwd's y)"
+        # groupnorm_fwd's y and groupnorm_bwd's dx have the same view types: one kernel serves both.
+        op, detail = "groupnorm_bwd", ("ordered" if "row_affine_ordered_kernel<" in d else "rows") + " (also fwd's y)"
+    else:
+        detail = re.sub(r"^\S+ ", "", d.split("(")[0].split("<")[0])
     return kind, op, detail
 
 
@@ -204,6 +209,17 @@ def sgpr_waves(sgprs):
     return 10 if sgprs <= 80 else 9 if sgprs <= 88 else 8 if sgprs <= 100 else 7
 
 
+def llvm15_occupancy(arch, k):
+    """LLVM 15's own `; Occupancy:` figure, to check the register rules above against the compiler:
+    min(register waves, SGPR waves, LDS limit), where LLVM 15's LDS limit counts the waves of the
+    resident workgroups per CU (not per SIMD), clamped to the per-SIMD maximum."""
+    lds = arch["max_waves_per_simd"]
+    if k["lds"]:
+        groups = arch["lds_bytes_per_cu"] // k["lds"]
+        lds = 1 if groups == 0 else min(arch["max_waves_per_simd"], groups * ((k["wg_size"] + arch["wave_size"] - 1) // arch["wave_size"]))
+    return min(k["waves"], sgpr_waves(k["sgpr"]), lds)
+
+
 def lds_waves(arch, lds, wg_size):
     if lds <= 0:
         return arch["max_waves_per_simd"]
@@ -249,7 +265,9 @@ def parse_amd_asm(path):
             continue
         mm = re.match(r"^\s+([a-z][a-z0-9_]*)(\s|$)", line)
         if mm:
-            counts[mm.group(1)] += 1
+            op = mm.group(1)
+            # gfx908/gfx90a reach scratch through buffer instructions on the private segment buffer s[0:3]
+            counts["scratch_via_" + op if op.startswith("buffer_") and "s[0:3]" in line else op] += 1
 
     # 2. Code-object metadata (YAML as LLVM writes it: kernels at "  - ", their keys at 4 spaces).
     meta = []
@@ -288,7 +306,7 @@ def parse_amd_asm(path):
                  global_loads=sum(c for i, c in body.items() if i.startswith("global_load")),
                  buffer_loads=sum(c for i, c in body.items() if i.startswith("buffer_load")),
                  flat_loads=sum(c for i, c in body.items() if i.startswith("flat_load")),
-                 scratch_ops=sum(c for i, c in body.items() if i.startswith("scratch_")),
+                 scratch_ops=sum(c for i, c in body.items() if i.startswith(("scratch_", "scratch_via_"))),
                  instructions=sum(body.values()))
         if arch:
             k["waves"] = waves_per_simd(arch, k["vgpr"], k["agpr"])
@@ -331,6 +349,9 @@ def amd_violations(target, kernels, where):
                        f" VGPR spills {k['vgpr_spill']}, scratch instructions {k['scratch_ops']})")
         if k["waves"] < MIN_WAVES:
             bad.append(f"{tag}: {k['waves']} wave(s) per SIMD < {MIN_WAVES} (VGPRs {k['vgpr']}, AGPRs {k['agpr']})")
+        if k["llvm_occupancy"] is not None and llvm15_occupancy(arch, k) != k["llvm_occupancy"]:
+            bad.append(f"{tag}: the occupancy rules of arch/amd_{target}.hpp disagree with LLVM: {llvm15_occupancy(arch, k)} vs "
+                       f"{k['llvm_occupancy']} (VGPRs {k['vgpr']}, AGPRs {k['agpr']}, SGPRs {k['sgpr']}, LDS {k['lds']})")
         if k["lds"] > arch["lds_bytes_per_block"]:
             bad.append(f"{tag}: LDS {k['lds']} bytes > {arch['lds_bytes_per_block']}")
     return bad
@@ -361,7 +382,7 @@ def amd_main(args):
         if args.op:
             ks = [k for k in ks if k["op"] in args.op]
         print(f"\n== {target}: {len(ks)} kernels ==  (waves: per SIMD from VGPR+AGPR; occ: also SGPR and LDS limits;"
-              f" llvm: LLVM's own figure)")
+              f" llvm: LLVM 15's figure, which counts LDS-limited waves per CU)")
         rows = [(k["dtype"], k["op"], short(k), k["vgpr"], k["agpr"], k["sgpr"], k["lds"], k["scratch"], k["waves"],
                  k["occupancy"], k["llvm_occupancy"] if k["llvm_occupancy"] is not None else "-", sum(k["mfma"].values()),
                  ",".join(i.replace("v_mfma_", "") for i in sorted(k["mfma"])) or "-", k["global_loads"],
@@ -431,7 +452,7 @@ def parse_cuobjdump_sass(text):
             fn = m.group(1)
             res[(member, arch, fn)] = collections.Counter()
             continue
-        m = re.match(r"^\s*/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
+        m = re.match(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
         if m and fn:
             res[(member, arch, fn)][m.group(1)] += 1
     return res
@@ -484,7 +505,8 @@ def zstd_decompress(blob, size):
         pass
     exe = shutil.which("zstd")
     if not exe:
-        raise SystemExit("the fatbin is zstd-compressed: install zstd (or cuobjdump)")
+        print("SKIPPED: the fatbin is zstd-compressed and neither cuobjdump nor zstd is installed")
+        sys.exit(SKIP)
     return subprocess.run([exe, "-d", "-c", "-q"], input=blob, capture_output=True, check=True).stdout
 
 
@@ -538,8 +560,9 @@ def cubin_kernels(cubin):
         name = s[0][len(".text."):]
         code = cubin[s[2]:s[2] + s[3]]
         words = [int.from_bytes(code[i:i + 16], "little") for i in range(0, len(code) - 15, 16)]
-        shared = byname.get(".nv.shared." + name)
-        kernels[name] = {"REG": 0, "STACK": 0, "SHARED": shared[3] if shared else 0, "LOCAL": 0, "sass": words}
+        shared, local = byname.get(".nv.shared." + name), byname.get(".nv.local." + name)
+        kernels[name] = {"REG": 0, "STACK": 0, "SHARED": shared[3] if shared else 0, "LOCAL": local[3] if local else 0,
+                         "sass": words}
     # .nv.info.<fn>: records of (format u8, attribute u8, size u16 | value) ; EIFMT_SVAL = 4 has a payload
     for s in secs:
         if not s[0].startswith(".nv.info"):
@@ -565,16 +588,24 @@ def cubin_kernels(cubin):
                     kernels[target]["REG"] = val
                 elif attr == EIATTR_MAX_STACK_SIZE:
                     kernels[target]["STACK"] = max(kernels[target]["STACK"], val)
-                elif attr == EIATTR_FRAME_SIZE:
-                    kernels[target]["LOCAL"] = max(kernels[target]["LOCAL"], val)
-                elif attr == EIATTR_MIN_STACK_SIZE:
+                elif attr in (EIATTR_FRAME_SIZE, EIATTR_MIN_STACK_SIZE):
                     kernels[target]["STACK"] = max(kernels[target]["STACK"], val)
     return kernels
 
 
-# SASS opcode numbers (bits [0, 12) of each 128-bit instruction, Ampere/Hopper encoding) of the
-# matrix instructions; checked against cuobjdump -sass of this project's archive (docs/amd.md).
-SASS_MMA_OPCODES = {0x23C: "HMMA", 0x237: "HMMA"}
+# HMMA in the Ampere/Hopper encoding: opcode 0x23c in bits [0, 12) of the 128-bit instruction; bit 75
+# set for k16 (16816) shapes, bit 82 for bf16 and bit 83 for tf32 operands (else f16). Found and
+# checked against cuobjdump -sass on libtilegrad_nvidia.a (sm_80 and sm_90, every HMMA of every
+# kernel: same count and spelling; tools/isa_report.py --nvidia ARCHIVE --compare).
+HMMA_OPCODE = 0x23C
+
+
+def hmma_name(w):
+    if w & 0xFFF != HMMA_OPCODE:
+        return None
+    shape = "16816" if w >> 75 & 1 else "1688"
+    kind = ".TF32" if w >> 83 & 1 else ".BF16" if w >> 82 & 1 else ""
+    return f"HMMA.{shape}.F32{kind}"
 
 
 def builtin_nvidia(archive):
@@ -592,17 +623,67 @@ def builtin_nvidia(archive):
                     res[key] = {x: k[x] for x in ("REG", "STACK", "SHARED", "LOCAL")}
                     ops = collections.Counter()
                     for w in k["sass"]:
-                        op = SASS_MMA_OPCODES.get(w & 0xFFF)
+                        op = hmma_name(w)
                         if op:
                             ops[op] += 1
                     sass[key] = ops
     return res, sass
 
 
+def _member_name(m):
+    """'libx.a:ops_fp16.cpp.o' (cuobjdump) and 'ops_fp16.cpp.o' (ar) -> 'ops_fp16.cpp.o'."""
+    return os.path.basename(m.rstrip(":").split(":")[-1])
+
+
+def _norm(d):
+    return {(_member_name(m), a, f): v for (m, a, f), v in d.items()}
+
+
+def nvidia_compare(args):
+    """The built-in reader against cuobjdump, kernel by kernel (how SASS_MMA_OPCODES and the
+    .nv.info attribute ids were checked)."""
+    exe = find_cuobjdump(args.cuobjdump)
+    if args.res_usage_file and args.sass_file:
+        res = parse_cuobjdump_res_usage(Path(args.res_usage_file).read_text())
+        sass = parse_cuobjdump_sass(Path(args.sass_file).read_text())
+    elif exe:
+        res = parse_cuobjdump_res_usage(subprocess.run([exe, "-res-usage", args.nvidia], capture_output=True, text=True, check=True).stdout)
+        sass = parse_cuobjdump_sass(subprocess.run([exe, "-sass", args.nvidia], capture_output=True, text=True, check=True).stdout)
+    else:
+        raise SystemExit("--compare needs cuobjdump or --res-usage-file/--sass-file")
+    res, sass = _norm(res), _norm(sass)
+    bres, bsass = builtin_nvidia(args.nvidia)
+    bres, bsass = _norm(bres), _norm(bsass)
+    diffs = []
+    for key in sorted(set(res) | set(bres)):
+        if key not in res or key not in bres:
+            diffs.append(f"{key}: only in {'cuobjdump' if key in res else 'built-in'}")
+            continue
+        for f in ("REG", "STACK", "SHARED", "LOCAL"):
+            if res[key].get(f) != bres[key].get(f):
+                diffs.append(f"{key[1]} {key[0]} {key[2][:70]}: {f} cuobjdump {res[key].get(f)} built-in {bres[key].get(f)}")
+        n_c = {o: c for o, c in sass.get(key, {}).items() if o.startswith("HMMA")}
+        n_b = dict(bsass.get(key, {}))
+        if n_c != n_b:
+            diffs.append(f"{key[1]} {key[0]} {key[2][:70]}: HMMA cuobjdump {n_c} built-in {n_b}")
+    kinds = collections.Counter(o for v in sass.values() for o in v if o.startswith(("HMMA", "HGMMA", "IMMA")))
+    print(f"compared {len(res)} kernels (cuobjdump) with {len(bres)} (built-in); MMA kinds in SASS: {dict(kinds)}")
+    for d in diffs:
+        print("  " + d)
+    print("identical" if not diffs else f"{len(diffs)} difference(s)")
+    return 1 if diffs else 0
+
+
 def nvidia_main(args):
+    if args.compare:
+        return nvidia_compare(args)
     archive = args.nvidia
     exe = None if args.builtin else find_cuobjdump(args.cuobjdump)
-    if exe:
+    if args.res_usage_file and args.sass_file:  # saved outputs of cuobjdump -res-usage / -sass
+        res = parse_cuobjdump_res_usage(Path(args.res_usage_file).read_text())
+        sass = parse_cuobjdump_sass(Path(args.sass_file).read_text())
+        exe, source = "saved", f"saved cuobjdump output {args.res_usage_file}, {args.sass_file}"
+    elif exe:
         res = parse_cuobjdump_res_usage(subprocess.run([exe, "-res-usage", archive], capture_output=True, text=True, check=True).stdout)
         sass = parse_cuobjdump_sass(subprocess.run([exe, "-sass", archive], capture_output=True, text=True, check=True).stdout)
         source = f"{exe} -res-usage / -sass"
@@ -640,7 +721,7 @@ def nvidia_main(args):
                     want = {"fp32": "TF32", "fp16": "F16", "bf16": "BF16"}[k["dtype"]]
                     if not k["mma"]:
                         violations.append(f"{tag}: no HMMA in the GEMM kernel")
-                    elif exe and not any(want in o or (want == "F16" and "BF16" not in o and "TF32" not in o) for o in k["mma"]):
+                    elif not any(want in o or (want == "F16" and "BF16" not in o and "TF32" not in o) for o in k["mma"]):
                         violations.append(f"{tag}: HMMA of the wrong kind for {k['dtype']}: {dict(k['mma'])}")
     if args.check and args.require_archs:
         for a in args.require_archs.split(","):
@@ -657,6 +738,9 @@ def main():
     ap.add_argument("--nvidia", metavar="ARCHIVE", help="report on the cubins of an NVIDIA archive / object instead")
     ap.add_argument("--cuobjdump", help="the cuobjdump to use (default: PATH, /usr/local/cuda/bin)")
     ap.add_argument("--builtin", action="store_true", help="NVIDIA: read the archive directly even where cuobjdump exists")
+    ap.add_argument("--res-usage-file", help=argparse.SUPPRESS)  # saved cuobjdump -res-usage output
+    ap.add_argument("--sass-file", help=argparse.SUPPRESS)       # saved cuobjdump -sass output
+    ap.add_argument("--compare", action="store_true", help="NVIDIA: compare the built-in reader with cuobjdump, kernel by kernel")
     ap.add_argument("--require-archs", default="sm_80,sm_90", help="NVIDIA --check: archs that must be present")
     args = ap.parse_args()
     if args.nvidia:
