@@ -11,159 +11,16 @@
 #include <range/v3/view/cartesian_product.hpp>
 #include <range/v3/view/iota.hpp>
 
-#include <algorithm>
-#include <cstdint>
-#include <cstdlib>
+#include "support.hpp"
+
 #include <iterator>
 #include <limits>
 #include <map>
 #include <numeric>
-#include <random>
 #include <set>
-#include <sstream>
-#include <string>
-#include <type_traits>
 #include <utility>
-#include <vector>
 
-namespace {
-using tg::index_t;
-using tg::multi_index;
-
-// Seeds for the randomized sweeps: TG_SEED if set, else a fixed one plus two fresh ones. Each sweep
-// runs under SCOPED_TRACE("seed ..."), so a failure names the seed to reproduce it with TG_SEED=<seed>.
-std::vector<std::uint32_t> seeds() {
-  if (const char* s = std::getenv("TG_SEED")) return {static_cast<std::uint32_t>(std::strtoul(s, nullptr, 0))};
-  std::random_device rd;
-  return {20261121u, rd(), rd()};
-}
-index_t uniform(std::mt19937& rng, index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(rng); }
-
-template <int N>
-std::vector<index_t> vec(const multi_index<N>& a) { return std::vector<index_t>(a.data, a.data + N); }
-template <int N>
-std::string str(const multi_index<N>& a) {
-  std::ostringstream o;
-  o << '(';
-  for (int i = 0; i < N; ++i) o << (i ? "," : "") << a[i];
-  o << ')';
-  return o.str();
-}
-template <int N>
-multi_index<N> mi(const std::vector<index_t>& v) {
-  multi_index<N> r{};
-  for (int i = 0; i < N; ++i) r[i] = v[i];
-  return r;
-}
-
-// Calls f(i) for every i in [0, len) in row-major order (last dimension fastest).
-template <int N, class F>
-void for_each_index(const multi_index<N>& len, F&& f) {
-  for (int d = 0; d < N; ++d)
-    if (len[d] <= 0) return;
-  multi_index<N> i = tg::zeros<N>();
-  for (;;) {
-    f(i);
-    int d = N - 1;
-    for (; d >= 0; --d) {
-      if (++i[d] < len[d]) break;
-      i[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}
-}  // namespace
-
-namespace {
-template <int N, int... I>
-auto tup(const multi_index<N>& m, std::integer_sequence<int, I...>) { return tg::make_tuple(m[I]...); }
-template <int N>
-auto tup(const multi_index<N>& m) { return tup(m, std::make_integer_sequence<int, N>{}); }
-
-// Strides of a tensor with logical lengths `len` stored densely in the physical order `perm`
-// (perm[0] slowest): the way a layout (NCHW, NHWC, NHWGC...) becomes strides.
-template <int N>
-multi_index<N> strides_for(const multi_index<N>& len, const std::vector<int>& perm) {
-  multi_index<N> s{};
-  index_t acc = 1;
-  for (int p = N - 1; p >= 0; --p) s[perm[p]] = acc, acc *= len[perm[p]];
-  return s;
-}
-std::vector<int> random_perm(int n, std::mt19937& rng) {
-  std::vector<int> p(n);
-  for (int i = 0; i < n; ++i) p[i] = i;
-  std::shuffle(p.begin(), p.end(), rng);
-  return p;
-}
-template <int N>
-index_t dot(const multi_index<N>& a, const multi_index<N>& b) {
-  index_t r = 0;
-  for (int i = 0; i < N; ++i) r += a[i] * b[i];
-  return r;
-}
-
-// A random window along one dimension: input 1..max_in, window 1..max_win, stride and dilation
-// 1..max_sd, padding 0..3 on each side chosen independently; only geometries with an output.
-tg::window_dim random_dim(std::mt19937& rng, index_t max_in, index_t max_win = 4, index_t max_sd = 3) {
-  for (;;) {
-    tg::window_dim w;
-    w.in = uniform(rng, 1, max_in);
-    w.win = uniform(rng, 1, max_win);
-    w.stride = uniform(rng, 1, max_sd);
-    w.dilation = uniform(rng, 1, max_sd);
-    w.pad_l = uniform(rng, 0, 3);
-    w.pad_r = uniform(rng, 0, 3);
-    if (w.out() >= 1) return w;
-  }
-}
-std::string describe(const tg::window_dim& w) {
-  std::ostringstream o;
-  o << "{in " << w.in << " win " << w.win << " s " << w.stride << " d " << w.dilation << " pad " << w.pad_l << "," << w.pad_r << " out "
-    << w.out() << "}";
-  return o.str();
-}
-template <int NDim>
-std::string describe(const tg::window_geometry<NDim>& g) {
-  std::string s;
-  for (int d = 0; d < NDim; ++d) s += describe(g[d]);
-  return s;
-}
-
-// Random walk of a coordinate over the top domain of d (jumps, unit steps, short steps): the moved
-// coordinate must equal a fresh one at every step, and agree with d on validity and offset.
-template <class D>
-void random_walk(const D& d, std::mt19937& rng, int moves = 200) {
-  constexpr int N = D::rank;
-  const auto len = d.lengths();
-  for (int i = 0; i < N; ++i)
-    if (len[i] <= 0) return;
-  auto random_point = [&] {
-    multi_index<N> p{};
-    for (int i = 0; i < N; ++i) p[i] = uniform(rng, 0, len[i] - 1);
-    return p;
-  };
-  multi_index<N> top = random_point();
-  auto c = tg::make_coordinate(d, top);
-  for (int mv = 0; mv < moves; ++mv) {
-    multi_index<N> next = top;
-    const int kind = int(uniform(rng, 0, 2)), dim = int(uniform(rng, 0, N - 1));
-    if (kind == 0) {
-      next = random_point();
-    } else {
-      const index_t amount = kind == 1 ? 1 : uniform(rng, 2, 8);
-      next[dim] += uniform(rng, 0, 1) ? amount : -amount;
-      if (next[dim] < 0 || next[dim] >= len[dim]) next = top;
-    }
-    tg::move(d, c, next - top);
-    top = next;
-    ASSERT_EQ(vec(c.hidden), vec(tg::make_coordinate(d, top).hidden)) << "after moving to " << str(top);
-    ASSERT_EQ(tg::is_valid(d, c), d.is_valid(top)) << "at " << str(top);
-    if (d.is_valid(top)) {
-      ASSERT_EQ(c.offset(), d.offset(top)) << "at " << str(top);
-    }
-  }
-}
-}  // namespace
+using namespace tg::test;
 
 namespace {
 namespace rv = ranges::views;

@@ -8,68 +8,12 @@
 #include <range/v3/view/cartesian_product.hpp>
 #include <range/v3/view/iota.hpp>
 
+#include "support.hpp"
+
 #include <algorithm>
-#include <cstdint>
-#include <cstdlib>
-#include <iterator>
-#include <limits>
-#include <map>
-#include <numeric>
-#include <random>
 #include <set>
-#include <sstream>
-#include <string>
-#include <type_traits>
-#include <utility>
-#include <vector>
 
-namespace {
-using tg::index_t;
-using tg::multi_index;
-
-// Seeds for the randomized sweeps: TG_SEED if set, else a fixed one plus two fresh ones. Each sweep
-// runs under SCOPED_TRACE("seed ..."), so a failure names the seed to reproduce it with TG_SEED=<seed>.
-std::vector<std::uint32_t> seeds() {
-  if (const char* s = std::getenv("TG_SEED")) return {static_cast<std::uint32_t>(std::strtoul(s, nullptr, 0))};
-  std::random_device rd;
-  return {20261121u, rd(), rd()};
-}
-index_t uniform(std::mt19937& rng, index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(rng); }
-
-template <int N>
-std::vector<index_t> vec(const multi_index<N>& a) { return std::vector<index_t>(a.data, a.data + N); }
-template <int N>
-std::string str(const multi_index<N>& a) {
-  std::ostringstream o;
-  o << '(';
-  for (int i = 0; i < N; ++i) o << (i ? "," : "") << a[i];
-  o << ')';
-  return o.str();
-}
-template <int N>
-multi_index<N> mi(const std::vector<index_t>& v) {
-  multi_index<N> r{};
-  for (int i = 0; i < N; ++i) r[i] = v[i];
-  return r;
-}
-
-// Calls f(i) for every i in [0, len) in row-major order (last dimension fastest).
-template <int N, class F>
-void for_each_index(const multi_index<N>& len, F&& f) {
-  for (int d = 0; d < N; ++d)
-    if (len[d] <= 0) return;
-  multi_index<N> i = tg::zeros<N>();
-  for (;;) {
-    f(i);
-    int d = N - 1;
-    for (; d >= 0; --d) {
-      if (++i[d] < len[d]) break;
-      i[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}
-}  // namespace
+using namespace tg::test;
 
 // The stage checker rejects dropped and duplicated ids (a failing stage_of does not compile; its
 // predicate is checked here directly).
@@ -86,11 +30,6 @@ static_assert(kPacked.offset({{1, 2, 3}}) == 23 && kPacked.element_space == 24 &
 static_assert(decltype(kPacked)::rank == 3 && decltype(kPacked)::always_valid);
 
 namespace {
-template <int... I>
-auto tup(const std::vector<index_t>& v, std::integer_sequence<int, I...>) { return tg::make_tuple(v[I]...); }
-template <int N>
-auto tup(const std::vector<index_t>& v) { return tup(v, std::make_integer_sequence<int, N>{}); }
-
 template <int N>
 void random_naive(std::mt19937& rng) {
   for (int rep = 0; rep < 10; ++rep) {

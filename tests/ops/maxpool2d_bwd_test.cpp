@@ -3,7 +3,7 @@
 // NCHW and NHWC, fp32/fp16/bf16, dilation 1-3, stride larger than the window, asymmetric padding,
 // ties (small integers), NaNs in x (NaN wins, the last NaN wins), and windows made only of padding.
 //
-// Seeds: TG_SEED=<n> sets the base seed (default below); TG_OPS_CASES=<n> the number of random cases.
+// Seeds: TG_SEED=<n> sets the base seed (default in support.hpp); TG_OPS_CASES=<n> the number of random cases.
 #include "../../examples/common/harness.hpp"
 #include "lowering/host.hpp"
 #include "ops/maxpool2d_bwd.hpp"
@@ -11,40 +11,15 @@
 
 #include <gtest/gtest.h>
 
+#include "support.hpp"
+
 #include <cstdlib>
 #include <limits>
 #include <sstream>
 
 namespace {
 using namespace tg;
-using i64 = std::int64_t;
-using vec = std::vector<double>;
-
-std::uint64_t base_seed() {
-  const char* e = std::getenv("TG_SEED");
-  return e && *e ? std::strtoull(e, nullptr, 0) : 0x5eed0000ull;
-}
-int num_cases(int dflt) {
-  const char* e = std::getenv("TG_OPS_CASES");
-  return e && *e ? std::max(1, std::atoi(e)) : dflt;
-}
-i64 pick(std::mt19937_64& rng, i64 lo, i64 hi) { return std::uniform_int_distribution<i64>(lo, hi)(rng); }
-template <class F>
-void with_dtype(int k, F&& f) {
-  if (k == 0) f(float{});
-  else if (k == 1) f(half_t{});
-  else f(bf16_t{});
-}
-// got (physical layout, dtype T) against the canonical reference, NaN meeting NaN.
-template <class T>
-testing::AssertionResult matches(const char* what, const std::vector<T>& phys, const std::vector<i64>& len, const std::vector<int>& order,
-                                 const vec& ref, double rtol, double atol, double scale = 1.0) {
-  const vec got = ex::to_double(ex::permute(phys, len, order, false));
-  const auto r = ex::compare(got, ref, rtol, atol, scale);
-  if (r.ok) return testing::AssertionSuccess();
-  return testing::AssertionFailure() << what << ": " << r.bad << " of " << ref.size() << " elements wrong, first at canonical index "
-                                     << r.first_bad << ": got " << got[r.first_bad] << " expected " << ref[r.first_bad];
-}
+using namespace tg::test;
 
 const std::vector<int> kNCHW{0, 1, 2, 3}, kNHWC{0, 2, 3, 1};
 
