@@ -3,6 +3,7 @@
 // are GEMMs without materialised matrices. A batch is one or more GEMMs whose views share a type
 // (the col2im classes), all run by one launch.
 #pragma once
+#include <type_traits>
 #include "dsl/tensor_view.hpp"
 
 namespace tg {
@@ -28,6 +29,11 @@ struct single_gemm {
 };
 template <class Views>
 TG_FN single_gemm<Views> single(Views v) { return {v}; }
+
+template <class Batch>
+struct is_single_gemm : std::false_type {};
+template <class Views>
+struct is_single_gemm<single_gemm<Views>> : std::true_type {};
 
 enum class epilogue_op { store, accumulate };
 struct gemm_epilogue {

@@ -290,23 +290,43 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
 }
 }  // namespace gpu_gemm
 
+// The tile table: the schedule per problem shape, op and architecture. Entries are compile-time
+// tile shapes (each one more instantiation of the kernel); the choice is made per problem here.
+//   wide    64x64x32, 2x2 warps: the default.
+//   narrow  32x64x32, 1x2 warps: single GEMMs with at most 32 rows (grouped and depthwise backward
+//           weight, M = K/G), where a 64-row tile would compute mostly padding. Only instantiated for
+//           single GEMMs, to keep compile time down.
+//   big     128x128x32, 2x2 warps: off (TG_GEMM_BIG_TILES); it doubles the nvcc time.
+template <class Batch>
+struct gemm_tile_table {
+  using wide = gpu_gemm::tile_policy<64, 64, 32, 2, 2>;
+  using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 2>;
+  using big = gpu_gemm::tile_policy<128, 128, 32, 2, 2>;
+  static constexpr bool has_narrow = is_single_gemm<Batch>::value;
+};
+
 template <class Batch>
 void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_policy pol = {}) {
-  // The tile table: a large tile when the problem fills the device with it, a small one otherwise.
-  using big = gpu_gemm::tile_policy<128, 128, 32, 2, 2>;
-  using small = gpu_gemm::tile_policy<64, 64, 32, 2, 2>;
-  index_t tiles_big = 0, tiles_small = 0, G = 0;
+  using table = gemm_tile_table<Batch>;
+  index_t max_m = 0, max_n = 0, G = 0;
   for (index_t t = 0; t < batch.count(); ++t) {
     const auto v = batch.views(t);
     G = v.groups();
-    const index_t tb = ceil_div(v.m(), big::BM) * ceil_div(v.n(), big::BN), ts = ceil_div(v.m(), small::BM) * ceil_div(v.n(), small::BN);
-    tiles_big = tb > tiles_big ? tb : tiles_big;
-    tiles_small = ts > tiles_small ? ts : tiles_small;
+    max_m = v.m() > max_m ? v.m() : max_m;
+    max_n = v.n() > max_n ? v.n() : max_n;
   }
-  if (G == 0 || tiles_small == 0) return;
+  if (G == 0 || max_m == 0 || max_n == 0) return;
+  auto tiles = [&](auto policy) {
+    using P = decltype(policy);
+    return ceil_div(max_m, P::BM) * ceil_div(max_n, P::BN);
+  };
+  if constexpr (table::has_narrow) {
+    if (max_m <= table::narrow::BM) return gpu_gemm::launch<typename table::narrow>(be, batch, ep, pol, tiles(typename table::narrow{}), G);
+  }
 #if defined(TG_GEMM_BIG_TILES)
-  if (tiles_big * G * batch.count() >= 264) return gpu_gemm::launch<big>(be, batch, ep, pol, tiles_big, G);
+  if (tiles(typename table::big{}) * G * batch.count() >= 2 * be.processors())
+    return gpu_gemm::launch<typename table::big>(be, batch, ep, pol, tiles(typename table::big{}), G);
 #endif
-  gpu_gemm::launch<small>(be, batch, ep, pol, tiles_small, G);
+  gpu_gemm::launch<typename table::wide>(be, batch, ep, pol, tiles(typename table::wide{}), G);
 }
 }  // namespace tg
