@@ -293,14 +293,18 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
 // The tile table: the schedule per problem shape, op and architecture. Entries are compile-time
 // tile shapes (each one more instantiation of the kernel); the choice is made per problem here.
 //   wide    64x64x32, 2x2 warps: the default.
-//   narrow  32x64x32, 1x2 warps: single GEMMs with at most 32 rows (grouped and depthwise backward
+//   narrow  32x64x32, 1x4 warps (1x2 waves of 64 on AMD: the same 128 threads): single GEMMs with at most 32 rows (grouped and depthwise backward
 //           weight, M = K/G), where a 64-row tile would compute mostly padding. Only instantiated for
 //           single GEMMs, to keep compile time down.
 //   big     128x128x32, 2x2 warps: off (TG_GEMM_BIG_TILES); it doubles the nvcc time.
 template <class Batch>
 struct gemm_tile_table {
   using wide = gpu_gemm::tile_policy<64, 64, 32, 2, 2>;
+#if defined(__HIP__)
   using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 2>;
+#else
+  using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 4>;
+#endif
   using big = gpu_gemm::tile_policy<128, 128, 32, 2, 2>;
   static constexpr bool has_narrow = is_single_gemm<Batch>::value;
 };
