@@ -12,6 +12,7 @@
 #include "lowering/gemm.hpp"
 #include "lowering/gpu/backend.hpp"
 #include "lowering/gpu/order.hpp"
+#include "lowering/gpu/split_view.hpp"
 
 namespace tg {
 namespace gpu_gemm {
@@ -46,29 +47,30 @@ __device__ inline elem_t<View> load_raw(const View& v, index_t g, index_t i, ind
   return v.desc.is_valid(c) ? v.data[v.desc.offset(c)] : from_float<elem_t<View>>(0.0f);
 }
 
-// A view whose top stage is separable (group_dims: each transform reads one of g, row, k) and always
-// valid: the kernel evaluates that stage, which holds all the merge divisions, once per tile row and
-// once per k into shared memory, and each element walks only the stages below it.
-template <class View>
-struct split_top {
-  using chain_t = typename View::desc_type::adaptor_type;
-  using top_t = typename chain_t::template stage_t<0>;
-  static constexpr bool on = top_t::separable && top_t::always_valid && chain_t::n_stages > 1;
-  static constexpr int n1 = top_t::n_lower;
-};
-
-template <class View>
-__device__ inline multi_index<split_top<View>::n1> top_part(const View& v, index_t g, index_t i, index_t k) {
-  return get<0>(v.desc.chain.stages).lower(multi_index<3>{{g, i, k}});
+// The parts of the separable top stage (split_view.hpp) of `Count` consecutive coordinates along top
+// dimension `dim` (1: rows, 2: k) of a [G, rows, K] view, as 32-bit values (they are coordinates).
+template <int Count, int N, class View>
+__device__ inline void tabulate_parts(int (&out)[Count][N], const View& v, index_t g, int dim, index_t base, int tid, int threads) {
+  for (int r = tid; r < Count; r += threads) {
+    const auto l = top_part(v, dim == 1 ? multi_index<3>{{g, base + r, 0}} : multi_index<3>{{g, 0, base + r}});
+    TG_UNROLL for (int j = 0; j < N; ++j) out[r][j] = static_cast<int>(l[j]);
+  }
 }
 
-template <class View, int N>
-__device__ inline elem_t<View> load_split(const View& v, const int (&row)[N], const int (&kpart)[N], const multi_index<N>& gpart) {
-  constexpr auto src = split_top<View>::top_t::lower_source();
-  multi_index<N> l{};
-  TG_UNROLL for (int j = 0; j < N; ++j) l[j] = src[j] == 1 ? row[j] : src[j] == 2 ? kpart[j] : gpart[j];
-  const auto& ch = v.desc.chain;
-  return ch.template valid_from<1>(l) ? v.data[ch.template bottom_from<1>(l)[0]] : from_float<elem_t<View>>(0.0f);
+// Global -> shared for one operand: the [Rows, BK] tile at (r0, k0) of a [G, R, K] view, walked along
+// whichever dimension is contiguous in memory; padding and out-of-range elements read zero.
+template <int Rows, int BK, int Threads, class View, class Tile, class E, class RowParts, class KParts>
+__device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, index_t g, index_t r0, index_t R, index_t k0, index_t K,
+                                    bool rows_fast, int tid, const RowParts& rows, const KParts& ks, const typename split_view<View>::parts& gp) {
+  for (int e = tid; e < Rows * BK; e += Threads) {
+    const int rr = rows_fast ? e % Rows : e / BK, kk = rows_fast ? e / Rows : e % BK;
+    E x = from_float<E>(0.0f);
+    if (r0 + rr < R && k0 + kk < K) {
+      if constexpr (split_view<View>::on) x = load_split(v, [&](int d, int j) -> index_t { return d == 1 ? rows[rr][j] : d == 2 ? ks[kk][j] : gp[j]; });
+      else x = load_raw(v, g, r0 + rr, k0 + kk);
+    }
+    smem[tile.offset({{rr, kk}})] = x;
+  }
 }
 
 struct launch_args {
@@ -114,8 +116,8 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   const auto b_frag = arch::fragment_distribution<Atom>::b();
   const auto c_frag = arch::fragment_distribution<Atom>::c();
   const auto b_smem_desc = reorder(b_tile, seq<1, 0>{});  // fragments index B as [k, n]
-  using SA = split_top<decltype(V::a)>;
-  using SB = split_top<decltype(V::b)>;
+  using SA = split_view<decltype(V::a)>;
+  using SB = split_view<decltype(V::b)>;
   // The separable top stage's parts (digits of the merges: coordinates, < 2^31) per row and per k.
   __shared__ int a_rows[SA::on ? BM : 1][SA::n1], a_ks[2][SA::on ? BK : 1][SA::n1];
   __shared__ int b_rows[SB::on ? BN : 1][SB::n1], b_ks[2][SB::on ? BK : 1][SB::n1];
@@ -133,21 +135,15 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
 
   const int tid = threadIdx.x, lane = tid % Atom::lanes, warp = tid / Atom::lanes;
   const int wm = warp / Policy::WarpsN, wn = warp % Policy::WarpsN;
-  multi_index<SA::n1> a_g{};
-  multi_index<SB::n1> b_g{};
+  typename SA::parts a_g{};
+  typename SB::parts b_g{};
   if constexpr (SA::on) {
-    a_g = top_part(v.a, g, 0, 0);
-    for (int r = tid; r < BM; r += threads) {
-      const auto l = top_part(v.a, g, m0 + r, 0);
-      TG_UNROLL for (int j = 0; j < SA::n1; ++j) a_rows[r][j] = static_cast<int>(l[j]);
-    }
+    a_g = top_part(v.a, {{g, 0, 0}});
+    tabulate_parts(a_rows, v.a, g, 1, m0, tid, threads);
   }
   if constexpr (SB::on) {
-    b_g = top_part(v.b, g, 0, 0);
-    for (int r = tid; r < BN; r += threads) {
-      const auto l = top_part(v.b, g, n0 + r, 0);
-      TG_UNROLL for (int j = 0; j < SB::n1; ++j) b_rows[r][j] = static_cast<int>(l[j]);
-    }
+    b_g = top_part(v.b, {{g, 0, 0}});
+    tabulate_parts(b_rows, v.b, g, 1, n0, tid, threads);
   }
   float acc[TM][TN][Atom::c_per_lane];
   TG_UNROLL for (int i = 0; i < TM; ++i)
@@ -156,35 +152,13 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
 
   // The k parts of k-tile kt into stage st.
   auto fill_ks = [&](int st, index_t kt) {
-    if constexpr (SA::on || SB::on) {
-      for (int kk = tid; kk < BK; kk += threads) {
-        if constexpr (SA::on) { const auto l = top_part(v.a, g, 0, kt * BK + kk); TG_UNROLL for (int j = 0; j < SA::n1; ++j) a_ks[st][kk][j] = static_cast<int>(l[j]); }
-        if constexpr (SB::on) { const auto l = top_part(v.b, g, 0, kt * BK + kk); TG_UNROLL for (int j = 0; j < SB::n1; ++j) b_ks[st][kk][j] = static_cast<int>(l[j]); }
-      }
-    }
+    if constexpr (SA::on) tabulate_parts(a_ks[st], v.a, g, 2, kt * BK, tid, threads);
+    if constexpr (SB::on) tabulate_parts(b_ks[st], v.b, g, 2, kt * BK, tid, threads);
   };
   // Global -> shared: k-tile kt into stage st, through the views' descriptors (padding reads zero).
   auto fill_tile = [&](int st, index_t kt) {
-    for (int e = tid; e < BM * BK; e += threads) {
-      const int mm = la.a_m_fast ? e % BM : e / BK, kk = la.a_m_fast ? e / BM : e % BK;
-      const index_t m = m0 + mm, k = kt * BK + kk;
-      E x = from_float<E>(0.0f);
-      if (m < M && k < K) {
-        if constexpr (SA::on) x = load_split(v.a, a_rows[mm], a_ks[st][kk], a_g);
-        else x = load_raw(v.a, g, m, k);
-      }
-      As[st][a_tile.offset({{mm, kk}})] = x;
-    }
-    for (int e = tid; e < BN * BK; e += threads) {
-      const int nn = la.b_n_fast ? e % BN : e / BK, kk = la.b_n_fast ? e / BN : e % BK;
-      const index_t n = n0 + nn, k = kt * BK + kk;
-      E x = from_float<E>(0.0f);
-      if (n < N && k < K) {
-        if constexpr (SB::on) x = load_split(v.b, b_rows[nn], b_ks[st][kk], b_g);
-        else x = load_raw(v.b, g, n, k);
-      }
-      Bs[st][b_tile.offset({{nn, kk}})] = x;
-    }
+    fill_operand<BM, BK, threads>(&As[st][0], a_tile, v.a, g, m0, M, kt * BK, K, la.a_m_fast, tid, a_rows, a_ks[st], a_g);
+    fill_operand<BN, BK, threads>(&Bs[st][0], b_tile, v.b, g, n0, N, kt * BK, K, la.b_n_fast, tid, b_rows, b_ks[st], b_g);
   };
   // Shared -> fragments -> matrix cores, for the k-tile in stage st.
   auto compute = [&](int st) {

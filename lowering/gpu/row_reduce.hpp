@@ -3,44 +3,35 @@
 #pragma once
 #include "lowering/gpu/backend.hpp"
 #include "lowering/gpu/order.hpp"
+#include "lowering/gpu/split_view.hpp"
 #include "lowering/row_reduce.hpp"
 
 namespace tg {
 namespace gpu_rows {
 constexpr int block = 256;
 
-// A [R, L] view whose top stage is separable (group_dims): the row's part of that stage is evaluated
-// once per block, and each element evaluates only the L part and the stages below.
+// A [R, L] view walked along one row: the row's part of the separable top stage (split_view.hpp)
+// is evaluated once per block, each element adds its L part.
 template <class View>
 struct row_walker {
-  using chain_t = typename View::desc_type::adaptor_type;
-  using top_t = typename chain_t::template stage_t<0>;
-  static constexpr bool split = top_t::separable && top_t::always_valid && chain_t::n_stages > 1;
+  using S = split_view<View>;
   View v;
-  multi_index<top_t::n_lower> row_part;
+  typename S::parts row_part;
   __device__ row_walker(const View& view, index_t r) : v(view), row_part{} {
-    if constexpr (split) row_part = get<0>(v.desc.chain.stages).lower(multi_index<2>{{r, 0}});
+    if constexpr (S::on) row_part = top_part(v, {{r, 0}});
   }
   __device__ float load(index_t r, index_t l) const {
-    if constexpr (split) {
-      constexpr auto src = top_t::lower_source();
-      const auto lp = get<0>(v.desc.chain.stages).lower(multi_index<2>{{0, l}});
-      multi_index<top_t::n_lower> l1{};
-      TG_UNROLL for (int j = 0; j < top_t::n_lower; ++j) l1[j] = src[j] == 0 ? row_part[j] : lp[j];
-      const auto& ch = v.desc.chain;
-      return ch.template valid_from<1>(l1) ? to_float(v.data[ch.template bottom_from<1>(l1)[0]]) : 0.0f;
+    if constexpr (S::on) {
+      const auto lp = top_part(v, {{0, l}});
+      return to_float(load_split(v, [&](int d, int j) -> index_t { return d == 0 ? row_part[j] : lp[j]; }));
     } else {
       return v.load(multi_index<2>{{r, l}});
     }
   }
   __device__ void store(index_t r, index_t l, float x) const {
-    if constexpr (split) {
-      constexpr auto src = top_t::lower_source();
-      const auto lp = get<0>(v.desc.chain.stages).lower(multi_index<2>{{0, l}});
-      multi_index<top_t::n_lower> l1{};
-      TG_UNROLL for (int j = 0; j < top_t::n_lower; ++j) l1[j] = src[j] == 0 ? row_part[j] : lp[j];
-      const auto& ch = v.desc.chain;
-      if (ch.template valid_from<1>(l1)) v.data[ch.template bottom_from<1>(l1)[0]] = from_float<std::remove_const_t<typename View::value_type>>(x);
+    if constexpr (S::on) {
+      const auto lp = top_part(v, {{0, l}});
+      store_split(v, [&](int d, int j) -> index_t { return d == 0 ? row_part[j] : lp[j]; }, from_float<typename S::elem>(x));
     } else {
       v.store(multi_index<2>{{r, l}}, x);
     }
