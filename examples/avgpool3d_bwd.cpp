@@ -48,8 +48,9 @@ int main(int argc, char** argv) {
     ex::poison(dx);
     auto d_dy = be.upload(dyin.physical);
     auto d_dx = be.upload(dx);
-    auto op = [&] { ops::avgpool3d_bwd(be, p, d_dy.data(), d_dx.data()); be.synchronize(); };
+    auto op = [&] { ops::avgpool3d_bwd(be, p, d_dy.data(), d_dx.data()); };
     op();
+    be.synchronize();
     ex::save_output(o, be, "dx", d_dx, dx);
     bool ok = true;
     std::string check = "skipped";
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
     }
     double ms = -1;
     if (o.time) {
-      ms = ex::median_ms(op, o.repeat);
+      ms = ex::median_ms(be, op, o.repeat);
       ex::print_perf(ms, double(dy.size()) * p.window[0] * p.window[1] * p.window[2], double(sizeof(T)) * (dx.size() + dy.size()));
     }
     ex::print_summary("avgpool3d_bwd", desc, be.name, o, check, ms);

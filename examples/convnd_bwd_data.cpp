@@ -22,8 +22,9 @@ int main(int argc, char** argv) {
     ex::poison(dx);
     auto d_dy = be.upload(dyin.physical), d_w = be.upload(win.physical);
     auto d_dx = be.upload(dx);
-    auto op = [&] { ops::convnd_bwd_data(be, p, d_dy.data(), d_w.data(), d_dx.data()); be.synchronize(); };
+    auto op = [&] { ops::convnd_bwd_data(be, p, d_dy.data(), d_w.data(), d_dx.data()); };
     op();
+    be.synchronize();
     ex::save_output(o, be, "dx", d_dx, dx);
     bool ok = true;
     std::string check = "skipped";
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
     }
     double ms = -1;
     if (o.time) {
-      ms = ex::median_ms(op, o.repeat);
+      ms = ex::median_ms(be, op, o.repeat);
       ex::print_perf(ms, cli.flops(), double(sizeof(T)) * (dx.size() + dy.size() + w.size()));
     }
     ex::print_summary("convnd_bwd_data", cli.describe(), be.name, o, check, ms);

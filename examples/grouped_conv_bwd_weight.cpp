@@ -28,8 +28,9 @@ int main(int argc, char** argv) {
     auto d_x = be.upload(xin.physical), d_dy = be.upload(dyin.physical);
     auto d_dw = be.upload(dw);
     const gemm_policy policy{k_splits, split_k_mode::deterministic};
-    auto op = [&] { ops::grouped_conv_bwd_weight(be, p, d_x.data(), d_dy.data(), d_dw.data(), policy); be.synchronize(); };
+    auto op = [&] { ops::grouped_conv_bwd_weight(be, p, d_x.data(), d_dy.data(), d_dw.data(), policy); };
     op();
+    be.synchronize();
     ex::save_output(o, be, "dw", d_dw, dw);
     bool ok = true;
     std::string check = "skipped";
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
     }
     double ms = -1;
     if (o.time) {
-      ms = ex::median_ms(op, o.repeat);
+      ms = ex::median_ms(be, op, o.repeat);
       ex::print_perf(ms, cli.flops(), double(sizeof(T)) * (x.size() + dy.size() + dw.size()));
     }
     ex::print_summary("grouped_conv_bwd_weight", cli.describe(), be.name, o, check, ms);

@@ -44,9 +44,9 @@ int main(int argc, char** argv) {
     ops::groupnorm_fwd(be, p, d_x.data(), d_gamma.data(), d_beta.data(), d_y.data(), d_mean.data(), d_rstd.data());
     auto op = [&] {
       ops::groupnorm_bwd(be, p, d_x.data(), d_dy.data(), d_gamma.data(), d_mean.data(), d_rstd.data(), d_dx.data(), d_dgamma.data(), d_dbeta.data());
-      be.synchronize();
     };
     op();
+    be.synchronize();
     ex::save_output(o, be, "dx", d_dx, dx);
     ex::save_output(o, be, "dgamma", d_dgamma, dgamma);
     ex::save_output(o, be, "dbeta", d_dbeta, dbeta);
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     }
     double ms = -1;
     if (o.time) {
-      ms = ex::median_ms(op, o.repeat);
+      ms = ex::median_ms(be, op, o.repeat);
       ex::print_perf(ms, 8.0 * x.size(), double(sizeof(T)) * 3 * x.size());
     }
     ex::print_summary("groupnorm_bwd", desc, be.name, o, check, ms);

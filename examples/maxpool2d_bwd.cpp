@@ -49,9 +49,9 @@ int main(int argc, char** argv) {
     auto op = [&] {
       if (indices) ops::maxpool2d_bwd_indices(be, p, d_idx.data(), d_dy.data(), d_dx.data());
       else ops::maxpool2d_bwd(be, p, d_x.data(), d_dy.data(), d_dx.data());
-      be.synchronize();
     };
     op();
+    be.synchronize();
     ex::save_output(o, be, "dx", d_dx, dx);
     bool ok = true;
     std::string check = "skipped";
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     }
     double ms = -1;
     if (o.time) {
-      ms = ex::median_ms(op, o.repeat);
+      ms = ex::median_ms(be, op, o.repeat);
       const double bytes = double(sizeof(T)) * (2 * x.size() + dy.size()) + (indices ? 4.0 * dy.size() - sizeof(T) * x.size() : 0.0);
       ex::print_perf(ms, double(dy.size()) * p.window[0] * p.window[1], bytes);
     }

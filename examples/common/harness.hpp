@@ -16,6 +16,8 @@
 #include "dsl/numeric.hpp"
 #include "ops/check.hpp"
 
+namespace tg { struct gpu_backend; }  // lowering/gpu/backend.hpp (GPU builds only)
+
 namespace tg::ex {
 struct options {
   int verify = 1, init = 2, time = 0;
@@ -159,16 +161,24 @@ inline bool report(const char* what, const check_result& r, const std::vector<do
   return false;
 }
 
-// Median wall time of f in ms (f synchronises itself when it runs on a device).
+// One timed call of f (which only enqueues work on a device backend). The host backend: wall time.
+template <class Backend, class F>
+double time_once_ms(Backend& be, F& f) {
+  const auto a = std::chrono::steady_clock::now();
+  f();
+  be.synchronize();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
+}
+// The GPU backend's timer is defined with the GPU backend, below; declared here so median_ms sees it.
 template <class F>
-double median_ms(F&& f, int repeat) {
+double time_once_ms(gpu_backend& be, F& f);
+// Median over `repeat` timed calls of f, after one warm-up call.
+template <class Backend, class F>
+double median_ms(Backend& be, F&& f, int repeat) {
   f();  // warm-up
+  be.synchronize();
   std::vector<double> t;
-  for (int i = 0; i < repeat; ++i) {
-    const auto a = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
-  }
+  for (int i = 0; i < repeat; ++i) t.push_back(time_once_ms(be, f));
   std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
   return t[t.size() / 2];
 }
@@ -195,6 +205,18 @@ inline std::string resolve_backend(const options& o, bool gpu_built, bool gpu_pr
 #include "lowering/backend.hpp"
 #if defined(TG_WITH_GPU)
 #include "lowering/gpu_ops.hpp"
+namespace tg::ex {
+// A GPU call is timed by events on its stream, as PyTorch's benchmark times its ops: the time the
+// device spends from the first kernel's start to the last one's end, launch gaps included.
+template <class F>
+double time_once_ms(gpu_backend& be, F& f) {
+  arch::event start, stop;
+  start.record(be.stream);
+  f();
+  stop.record(be.stream);
+  return arch::elapsed_ms(start, stop);
+}
+}  // namespace tg::ex
 #endif
 
 namespace tg::ex {
