@@ -342,6 +342,17 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shmem,
   detail::launch_at(nullptr, 0, kernel, grid, block, shmem, s, std::forward<Args>(args)...);
 }
 
+// Lets `kernel` be launched with up to `bytes` of dynamic shared memory (above the default 48 KiB
+// a block may take it only on request, on both vendors).
+template <class... Params>
+void allow_dynamic_shared(void (*kernel)(Params...), std::size_t bytes) {
+#if defined(TG_GPU_RUNTIME_HIP)
+  TG_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel), hipFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+#else
+  TG_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+#endif
+}
+
 // TG_LAUNCH(kernel, grid, block, shmem, stream, args...): launch with this file/line in errors.
 // A template kernel goes in parentheses: TG_LAUNCH((k<float, 4>), grid, block, 0, s, x, y).
 #define TG_LAUNCH(kernel, grid, block, shmem, stream, ...) \

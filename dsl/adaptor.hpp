@@ -50,6 +50,7 @@ struct stage_of<bound<T, L, U>...> {
   static constexpr int n_upper = (0 + ... + T::n_upper);
   static constexpr int n_lower = (0 + ... + T::n_lower);
   static constexpr bool always_valid = (true && ... && T::always_valid);
+  static constexpr bool affine = (true && ... && T::affine);
   static_assert(detail::is_partition<n_upper, U...>(), "stage: upper ids must be 0..n-1, each once");
   static_assert(detail::is_partition<n_lower, L...>(), "stage: lower ids must cover each lower dimension once");
   tuple<bound<T, L, U>...> parts;
@@ -123,6 +124,13 @@ struct adaptor {
   static constexpr int n_top = stage_t<0>::n_upper;
   static constexpr int n_bottom = stage_t<n_stages - 1>::n_lower;
   static constexpr bool always_valid = (true && ... && Stages::always_valid);
+  // Stages S.. are affine: the bottom offset is affine in the level-S index and validity is a box
+  // there, so along a line of that level offsets step evenly and the valid points form one run
+  // (kernels test a vector's two ends instead of every element).
+  template <int S>
+  static constexpr bool affine_from() {
+    if constexpr (S >= n_stages) return true; else return stage_t<S>::affine && affine_from<S + 1>();
+  }
 
   // Level l is the index above stage l (level 0 = top, level n_stages = bottom).
   template <int L>

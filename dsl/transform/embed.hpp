@@ -10,6 +10,7 @@ struct embed {
   static constexpr int n_upper = tuple_size_v<Lengths>, n_lower = 1;
   static_assert(tuple_size_v<Coefs> == n_upper, "embed: one coefficient per upper dimension");
   static constexpr bool always_valid = true;
+  static constexpr bool affine = true;  // lower is affine in upper; validity a box
   Lengths lengths;
   Coefs coefs;
   TG_FN multi_index<n_upper> upper_lengths() const {

@@ -8,6 +8,7 @@ template <class At = index_t>
 struct freeze {
   static constexpr int n_upper = 0, n_lower = 1;
   static constexpr bool always_valid = true;
+  static constexpr bool affine = true;  // lower is affine in upper; validity a box
   At at;
   TG_FN multi_index<0> upper_lengths() const { return {}; }
   TG_FN multi_index<1> lower(const multi_index<0>&) const { return {{as_index(at)}}; }

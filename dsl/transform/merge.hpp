@@ -9,6 +9,7 @@ template <class Lengths>
 struct merge {
   static constexpr int n_upper = 1, n_lower = tuple_size_v<Lengths>;
   static constexpr bool always_valid = true;
+  static constexpr bool affine = false;  // digits by division / bit mixing
   Lengths lengths;
   TG_FN multi_index<1> upper_lengths() const { return {{as_index(product(lengths))}}; }
   TG_FN multi_index<n_lower> lower(const multi_index<1>& up) const { return digits(up[0]); }

@@ -9,6 +9,7 @@ template <class Len = index_t, class Off = index_t>
 struct offset {
   static constexpr int n_upper = 1, n_lower = 1;
   static constexpr bool always_valid = true;
+  static constexpr bool affine = true;  // lower is affine in upper; validity a box
   Len len;
   Off off;
   TG_FN multi_index<1> upper_lengths() const { return {{as_index(len)}}; }

@@ -9,6 +9,7 @@ template <class Len = index_t, class Left = index_t, class Right = index_t>
 struct pad {
   static constexpr int n_upper = 1, n_lower = 1;
   static constexpr bool always_valid = false;
+  static constexpr bool affine = true;  // lower is affine in upper; validity a box
   Len len;
   Left left;
   Right right;

@@ -8,6 +8,7 @@ template <class Len = index_t>
 struct pass_through {
   static constexpr int n_upper = 1, n_lower = 1;
   static constexpr bool always_valid = true;
+  static constexpr bool affine = true;  // lower is affine in upper; validity a box
   Len len;
   TG_FN multi_index<1> upper_lengths() const { return {{as_index(len)}}; }
   TG_FN multi_index<1> lower(const multi_index<1>& up) const { return up; }

@@ -9,6 +9,7 @@ template <class Lengths>
 struct replicate {
   static constexpr int n_upper = tuple_size_v<Lengths>, n_lower = 0;
   static constexpr bool always_valid = true;
+  static constexpr bool affine = true;  // lower is affine in upper; validity a box
   Lengths lengths;
   TG_FN multi_index<n_upper> upper_lengths() const {
     multi_index<n_upper> r{};

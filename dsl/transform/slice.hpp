@@ -8,6 +8,7 @@ template <class Begin = index_t, class End = index_t>
 struct slice {
   static constexpr int n_upper = 1, n_lower = 1;
   static constexpr bool always_valid = true;
+  static constexpr bool affine = true;  // lower is affine in upper; validity a box
   Begin begin;
   End end;
   TG_FN multi_index<1> upper_lengths() const { return {{as_index(end) - as_index(begin)}}; }

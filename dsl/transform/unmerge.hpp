@@ -9,6 +9,7 @@ template <class Lengths>
 struct unmerge {
   static constexpr int n_upper = tuple_size_v<Lengths>, n_lower = 1;
   static constexpr bool always_valid = true;
+  static constexpr bool affine = true;  // lower is affine in upper; validity a box
   Lengths lengths;
   TG_FN multi_index<n_upper> upper_lengths() const {
     multi_index<n_upper> r{};

@@ -9,6 +9,7 @@ template <class Rows = index_t, class Cols = index_t>
 struct xor_swizzle {
   static constexpr int n_upper = 2, n_lower = 2;
   static constexpr bool always_valid = true;
+  static constexpr bool affine = false;  // digits by division / bit mixing
   Rows rows;
   Cols cols;
   TG_FN multi_index<2> upper_lengths() const { return {{as_index(rows), as_index(cols)}}; }

@@ -1,11 +1,16 @@
-// GPU implicit GEMM: global -> shared memory -> per-lane fragments -> matrix-core atoms -> epilogue.
-// The schedule (block tile, warp grid) comes from gemm_table.hpp; the atom from arch::default_atom
-// of the element type, so the same kernel is mma.sync on NVIDIA (warp 32) and MFMA on AMD (wave 64).
-// Every load goes through the view's descriptor (padding reads zero), so any im2col / col2im view
-// works; one launch covers all groups, split-K chunks and col2im classes (grid z).
+// GPU implicit GEMM: global -> shared memory (a multi-stage pipeline of 16-byte asynchronous copies
+// where the view's memory runs allow, element loads where not) -> per-lane fragments (ldmatrix on
+// NVIDIA, load_tile through the atom's fragment distribution elsewhere) -> matrix-core atoms ->
+// epilogue. The schedule (block tile, warps, stages) comes from gemm_tile_table below; the atom from
+// arch::default_atom of the element type, so the same kernel is mma.sync on NVIDIA (warp 32) and MFMA
+// on AMD (wave 64). Any im2col / col2im view works (padding reads zero); one launch covers all groups,
+// split-K chunks and col2im classes (grid z).
 #pragma once
 #include <type_traits>
+#include <cstdint>
+#include "arch/async_copy.hpp"
 #include "arch/fragment_distribution.hpp"
+#include "arch/ldmatrix.hpp"
 #include "arch/mma.hpp"
 #include "dsl/tile_window.hpp"
 #include "dsl/transform/xor_swizzle.hpp"
@@ -16,9 +21,10 @@
 
 namespace tg {
 namespace gpu_gemm {
-template <int BM_, int BN_, int BK_, int WarpsM_, int WarpsN_>
+template <int BM_, int BN_, int BK_, int WarpsM_, int WarpsN_, int Stages_>
 struct tile_policy {
-  static constexpr int BM = BM_, BN = BN_, BK = BK_, WarpsM = WarpsM_, WarpsN = WarpsN_;
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WarpsM = WarpsM_, WarpsN = WarpsN_, Stages = Stages_;
+  static_assert(Stages >= 2, "a pipeline needs two stages at least");
 };
 
 template <class View>
@@ -50,32 +56,86 @@ __device__ inline elem_t<View> load_raw(const View& v, index_t g, index_t i, ind
 // The parts of the separable top stage (split_view.hpp) of `Count` consecutive coordinates along top
 // dimension `dim` (1: rows, 2: k) of a [G, rows, K] view, as 32-bit values (they are coordinates).
 template <int Count, int N, class View>
-__device__ inline void tabulate_parts(int (&out)[Count][N], const View& v, index_t g, int dim, index_t base, int tid, int threads) {
+__device__ inline void tabulate_parts(int (*out)[N], const View& v, index_t g, int dim, index_t base, int tid, int threads) {
   for (int r = tid; r < Count; r += threads) {
     const auto l = top_part(v, dim == 1 ? multi_index<3>{{g, base + r, 0}} : multi_index<3>{{g, 0, base + r}});
     TG_UNROLL for (int j = 0; j < N; ++j) out[r][j] = static_cast<int>(l[j]);
   }
 }
 
-// Global -> shared for one operand: the [Rows, BK] tile at (r0, k0) of a [G, R, K] view, walked along
-// whichever dimension is contiguous in memory; padding and out-of-range elements read zero.
+// How one operand's tiles are staged, decided per launch from its view.
+//   rows_fast  the rows are contiguous in memory: the shared tile is [k][rows] (else [rows][k]), so
+//              a 16-byte piece of a global row is a 16-byte piece of a shared row either way
+//   vectors    the view may be copied in 16-byte pieces: its stages below the separable top one are
+//              affine and its pointer is aligned; each piece is still tested (run_of) before it is
+struct operand_mode {
+  bool rows_fast;
+  bool vectors;
+};
+
+// A piece of V elements along the fast dimension is one aligned run of memory when: its ends differ
+// at level 1 in one component only, by V - 1 (the top stage adds 1 per step there: no merge digit
+// wraps inside it), both ends are valid and their offsets are V - 1 apart and aligned. Below level 1
+// the view is affine (operand_mode::vectors), so offsets step evenly between the ends and the valid
+// points form one run: the two ends decide for all V. Returns the first offset, or -1.
+template <int V, class View, class Parts>
+__device__ inline index_t run_of(const View& v, const Parts& first, const Parts& last) {
+  int moved = 0;
+  bool by_run = true;
+  TG_UNROLL for (int j = 0; j < split_view<View>::n1; ++j) {
+    const index_t d = last[j] - first[j];
+    moved += d != 0 ? 1 : 0;
+    by_run = by_run && (d == 0 || d == V - 1);
+  }
+  const auto& ch = v.desc.chain;
+  if (moved != 1 || !by_run || !ch.template valid_from<1>(first) || !ch.template valid_from<1>(last)) return -1;
+  const index_t o0 = ch.template bottom_from<1>(first)[0], o1 = ch.template bottom_from<1>(last)[0];
+  return o1 - o0 == V - 1 && o0 % V == 0 ? o0 : -1;
+}
+
+// Global -> shared for one operand: the [Rows, BK] tile at (r0, k0) of a [G, R, K] view, in pieces of
+// 16 bytes along the dimension that is contiguous in memory. A piece that is one aligned run is a
+// single asynchronous copy; any other (padding edges, tile edges, strided views) is filled element by
+// element, padding and out-of-range elements reading zero. `tile` maps (row, k) to the shared offset.
 template <int Rows, int BK, int Threads, class View, class Tile, class E, class RowParts, class KParts>
 __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, index_t g, index_t r0, index_t R, index_t k0, index_t K,
-                                    bool rows_fast, int tid, const RowParts& rows, const KParts& ks, const typename split_view<View>::parts& gp) {
-  for (int e = tid; e < Rows * BK; e += Threads) {
-    const int rr = rows_fast ? e % Rows : e / BK, kk = rows_fast ? e / Rows : e % BK;
-    E x = from_float<E>(0.0f);
-    if (r0 + rr < R && k0 + kk < K) {
-      if constexpr (split_view<View>::on) x = load_split(v, [&](int d, int j) -> index_t { return d == 1 ? rows[rr][j] : d == 2 ? ks[kk][j] : gp[j]; });
-      else x = load_raw(v, g, r0 + rr, k0 + kk);
+                                    operand_mode mode, int tid, const RowParts& rows, const KParts& ks, const typename split_view<View>::parts& gp) {
+  constexpr int V = 16 / sizeof(E);
+  static_assert(Rows % V == 0 && BK % V == 0, "tile edges must hold whole 16-byte pieces");
+  const int dr = mode.rows_fast ? 1 : 0, dk = 1 - dr;
+  const int per_line = mode.rows_fast ? Rows / V : BK / V;  // pieces along the fast dimension
+  for (int e = tid; e < Rows * BK / V; e += Threads) {
+    const int rr = mode.rows_fast ? (e % per_line) * V : e / per_line, kk = mode.rows_fast ? e / per_line : (e % per_line) * V;
+    E* dst = smem + tile.offset({{rr, kk}});
+    if constexpr (split_view<View>::on) {
+      auto parts = [&](int r, int k) {
+        return combine_parts<View>([&](int d, int j) -> index_t { return d == 1 ? rows[r][j] : d == 2 ? ks[k][j] : gp[j]; });
+      };
+      const int rl = rr + dr * (V - 1), kl = kk + dk * (V - 1);
+      if (mode.vectors && r0 + rl < R && k0 + kl < K) {
+        const index_t o = run_of<V>(v, parts(rr, kk), parts(rl, kl));
+        if (o >= 0) {
+          arch::copy16_async(dst, v.data + o, true);
+          continue;
+        }
+      }
+      TG_UNROLL for (int t = 0; t < V; ++t) {
+        const int r = rr + dr * t, k = kk + dk * t;
+        dst[t] = r0 + r < R && k0 + k < K ? load_split(v, [&](int d, int j) -> index_t { return d == 1 ? rows[r][j] : d == 2 ? ks[k][j] : gp[j]; })
+                                          : from_float<E>(0.0f);
+      }
+    } else {
+      TG_UNROLL for (int t = 0; t < V; ++t) {
+        const int r = rr + dr * t, k = kk + dk * t;
+        dst[t] = r0 + r < R && k0 + k < K ? load_raw(v, g, r0 + r, k0 + k) : from_float<E>(0.0f);
+      }
     }
-    smem[tile.offset({{rr, kk}})] = x;
   }
 }
 
 struct launch_args {
   int splits;
-  bool a_m_fast, b_n_fast;  // which GEMM dimension is contiguous in memory, for coalesced tile loads
+  operand_mode a, b;
   split_k_mode mode;
   float* workspace;         // [splits, G, M, N] partial sums (deterministic split-K)
 };
@@ -96,31 +156,63 @@ inline constexpr int threads_of_batch = threads_of<Policy, decltype(std::declval
 #define TG_GEMM_LAUNCH_BOUNDS(threads)  // nvcc picks registers better without a bound here (it spilled with one)
 #endif
 
+// Fragments straight from shared memory by ldmatrix: NVIDIA's 16-bit atoms (m16n8k16).
+template <class Atom>
+inline constexpr bool ldmatrix_fragments =
+#if defined(TG_NV_LDMATRIX)
+    Atom::input != arch::atom_input::tf32;
+#else
+    false;
+#endif
+
+// The shared memory of one block, carved from the dynamic allocation: Stages tiles of A and B, the
+// separable parts of the tile rows and of each stage's k range, and (after the main loop, in the
+// space of the tiles) the parts of the C tile's rows and columns.
+template <class Policy, class V>
+struct smem_plan {
+  using E = elem_t<decltype(V::a)>;
+  using SA = split_view<decltype(V::a)>;
+  using SB = split_view<decltype(V::b)>;
+  using SC = split_view<decltype(V::c)>;
+  static constexpr int BM = Policy::BM, BN = Policy::BN, BK = Policy::BK, S = Policy::Stages;
+  static constexpr int na = SA::n1 > 0 ? SA::n1 : 1, nb = SB::n1 > 0 ? SB::n1 : 1, nc = SC::n1 > 0 ? SC::n1 : 1;
+  static constexpr std::size_t a_tiles = 0, b_tiles = a_tiles + sizeof(E) * S * BM * BK, tiles_end = b_tiles + sizeof(E) * S * BN * BK;
+  static constexpr std::size_t a_rows = tiles_end, a_ks = a_rows + 4 * (SA::on ? BM * na : 0);
+  static constexpr std::size_t b_rows = a_ks + 4 * (SA::on ? S * BK * na : 0), b_ks = b_rows + 4 * (SB::on ? BN * nb : 0);
+  static constexpr std::size_t tables_end = b_ks + 4 * (SB::on ? S * BK * nb : 0);
+  static constexpr std::size_t c_rows = 0, c_cols = 4 * (SC::on ? BM * nc : 0), c_end = c_cols + 4 * (SC::on ? BN * nc : 0);
+  static_assert(c_end <= tiles_end, "the C tile's parts reuse the operand tiles' space");
+  static constexpr std::size_t bytes = tables_end;
+};
+
 template <class Policy, class Batch>
 __global__ void TG_GEMM_LAUNCH_BOUNDS((threads_of_batch<Policy, Batch>))
 gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   using V = decltype(batch.views(0));
   using E = elem_t<decltype(V::a)>;
   using Atom = arch::default_atom<E>;
-  constexpr int BM = Policy::BM, BN = Policy::BN, BK = Policy::BK;
+  using plan = smem_plan<Policy, V>;
+  constexpr int BM = Policy::BM, BN = Policy::BN, BK = Policy::BK, S = Policy::Stages;
   constexpr int WM = BM / Policy::WarpsM, WN = BN / Policy::WarpsN;  // warp tile
   constexpr int TM = WM / Atom::M, TN = WN / Atom::N;                // atoms per warp tile
   constexpr int threads = threads_of<Policy, V>();
   static_assert(WM % Atom::M == 0 && WN % Atom::N == 0 && BK % Atom::K == 0, "tile must be a multiple of the atom");
-  // Two stages: one is filled from global memory while the other feeds the matrix cores.
-  __shared__ E As[2][BM * BK];
-  __shared__ E Bs[2][BN * BK];
-  const auto a_tile = smem_tile_desc<BM, BK, E>();  // [m, k]
-  const auto b_tile = smem_tile_desc<BN, BK, E>();  // [n, k]
-  const auto a_frag = arch::fragment_distribution<Atom>::a();
-  const auto b_frag = arch::fragment_distribution<Atom>::b();
-  const auto c_frag = arch::fragment_distribution<Atom>::c();
-  const auto b_smem_desc = reorder(b_tile, seq<1, 0>{});  // fragments index B as [k, n]
-  using SA = split_view<decltype(V::a)>;
-  using SB = split_view<decltype(V::b)>;
-  // The separable top stage's parts (digits of the merges: coordinates, < 2^31) per row and per k.
-  __shared__ int a_rows[SA::on ? BM : 1][SA::n1], a_ks[2][SA::on ? BK : 1][SA::n1];
-  __shared__ int b_rows[SB::on ? BN : 1][SB::n1], b_ks[2][SB::on ? BK : 1][SB::n1];
+  static_assert(!ldmatrix_fragments<Atom> || TN % 2 == 0, "ldmatrix reads B fragments in pairs of atoms");
+  using SA = typename plan::SA;
+  using SB = typename plan::SB;
+  using SC = typename plan::SC;
+  extern __shared__ __align__(16) unsigned char smem[];
+  E* const As = reinterpret_cast<E*>(smem + plan::a_tiles);
+  E* const Bs = reinterpret_cast<E*>(smem + plan::b_tiles);
+  auto a_rows = reinterpret_cast<int(*)[plan::na]>(smem + plan::a_rows);
+  auto a_ks = reinterpret_cast<int(*)[plan::na]>(smem + plan::a_ks);  // [S * BK][na]
+  auto b_rows = reinterpret_cast<int(*)[plan::nb]>(smem + plan::b_rows);
+  auto b_ks = reinterpret_cast<int(*)[plan::nb]>(smem + plan::b_ks);
+  // Shared tiles in either orientation, each indexed (row, k); the fragments read B as (k, n).
+  const auto a_rk = smem_tile_desc<BM, BK, E>();
+  const auto a_kr = reorder(smem_tile_desc<BK, BM, E>(), seq<1, 0>{});
+  const auto b_rk = smem_tile_desc<BN, BK, E>();
+  const auto b_kr = reorder(smem_tile_desc<BK, BN, E>(), seq<1, 0>{});
 
   const V v = batch.views(blockIdx.z);
   const index_t M = v.m(), N = v.n(), K = v.k(), G = v.groups();
@@ -139,71 +231,140 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   typename SB::parts b_g{};
   if constexpr (SA::on) {
     a_g = top_part(v.a, {{g, 0, 0}});
-    tabulate_parts(a_rows, v.a, g, 1, m0, tid, threads);
+    tabulate_parts<BM>(a_rows, v.a, g, 1, m0, tid, threads);
   }
   if constexpr (SB::on) {
     b_g = top_part(v.b, {{g, 0, 0}});
-    tabulate_parts(b_rows, v.b, g, 1, n0, tid, threads);
+    tabulate_parts<BN>(b_rows, v.b, g, 1, n0, tid, threads);
   }
   float acc[TM][TN][Atom::c_per_lane];
   TG_UNROLL for (int i = 0; i < TM; ++i)
     TG_UNROLL for (int j = 0; j < TN; ++j)
       TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) acc[i][j][e] = 0.0f;
 
-  // The k parts of k-tile kt into stage st.
+  // The k parts of k-tile kt into the table of stage st.
   auto fill_ks = [&](int st, index_t kt) {
-    if constexpr (SA::on) tabulate_parts(a_ks[st], v.a, g, 2, kt * BK, tid, threads);
-    if constexpr (SB::on) tabulate_parts(b_ks[st], v.b, g, 2, kt * BK, tid, threads);
+    if constexpr (SA::on) tabulate_parts<BK>(a_ks + st * BK, v.a, g, 2, kt * BK, tid, threads);
+    if constexpr (SB::on) tabulate_parts<BK>(b_ks + st * BK, v.b, g, 2, kt * BK, tid, threads);
   };
-  // Global -> shared: k-tile kt into stage st, through the views' descriptors (padding reads zero).
+  // Global -> shared: k-tile kt into stage st (asynchronous where the pieces allow).
   auto fill_tile = [&](int st, index_t kt) {
-    fill_operand<BM, BK, threads>(&As[st][0], a_tile, v.a, g, m0, M, kt * BK, K, la.a_m_fast, tid, a_rows, a_ks[st], a_g);
-    fill_operand<BN, BK, threads>(&Bs[st][0], b_tile, v.b, g, n0, N, kt * BK, K, la.b_n_fast, tid, b_rows, b_ks[st], b_g);
+    E* a = As + st * BM * BK;
+    E* b = Bs + st * BN * BK;
+    if (la.a.rows_fast) fill_operand<BM, BK, threads>(a, a_kr, v.a, g, m0, M, kt * BK, K, la.a, tid, a_rows, a_ks + st * BK, a_g);
+    else fill_operand<BM, BK, threads>(a, a_rk, v.a, g, m0, M, kt * BK, K, la.a, tid, a_rows, a_ks + st * BK, a_g);
+    if (la.b.rows_fast) fill_operand<BN, BK, threads>(b, b_kr, v.b, g, n0, N, kt * BK, K, la.b, tid, b_rows, b_ks + st * BK, b_g);
+    else fill_operand<BN, BK, threads>(b, b_rk, v.b, g, n0, N, kt * BK, K, la.b, tid, b_rows, b_ks + st * BK, b_g);
   };
   // Shared -> fragments -> matrix cores, for the k-tile in stage st.
   auto compute = [&](int st) {
-    const auto a_smem = make_view(&As[st][0], a_tile);
-    const auto b_smem = make_view(&Bs[st][0], b_smem_desc);
-    TG_UNROLL for (int ks = 0; ks < BK; ks += Atom::K) {
-      distributed_tensor<E, Atom::a_per_lane> fa[TM];
-      distributed_tensor<E, Atom::b_per_lane> fb[TN];
-      TG_UNROLL for (int i = 0; i < TM; ++i) fa[i] = load_tile<Atom::a_per_lane>(make_tile_window(a_smem, {{wm * WM + i * Atom::M, ks}}), a_frag, lane);
-      TG_UNROLL for (int j = 0; j < TN; ++j) fb[j] = load_tile<Atom::b_per_lane>(make_tile_window(b_smem, {{ks, wn * WN + j * Atom::N}}), b_frag, lane);
-      TG_UNROLL for (int i = 0; i < TM; ++i)
-        TG_UNROLL for (int j = 0; j < TN; ++j) arch::mma<Atom>(acc[i][j], fa[i].data, fb[j].data);
+    const E* a = As + st * BM * BK;
+    const E* b = Bs + st * BN * BK;
+    if constexpr (ldmatrix_fragments<Atom>) {
+#if defined(TG_NV_LDMATRIX)
+      // Lane l addresses row l % 8 of 8x8 tile l / 8. A: tiles (rows +0/+8) x (k +0/+8), giving the
+      // four registers of an m16k16 fragment; B: tiles (k +0/+8) x (n +0/+8), two n8 fragments.
+      const int q = lane / 8, i8 = lane % 8;
+      TG_UNROLL for (int ks = 0; ks < BK; ks += Atom::K) {
+        std::uint32_t fa[TM][4], fb[TN][2];
+        TG_UNROLL for (int i = 0; i < TM; ++i) {
+          const int r = wm * WM + i * Atom::M + (q & 1) * 8, k = ks + (q >> 1) * 8;
+          if (la.a.rows_fast) arch::ldmatrix_x4<true>(fa[i], a + a_kr.offset({{r, k + i8}}));
+          else arch::ldmatrix_x4<false>(fa[i], a + a_rk.offset({{r + i8, k}}));
+        }
+        TG_UNROLL for (int j = 0; j < TN; j += 2) {
+          const int n = wn * WN + j * Atom::N + (q >> 1) * 8, k = ks + (q & 1) * 8;
+          std::uint32_t r4[4];
+          if (la.b.rows_fast) arch::ldmatrix_x4<true>(r4, b + b_kr.offset({{n, k + i8}}));
+          else arch::ldmatrix_x4<false>(r4, b + b_rk.offset({{n + i8, k}}));
+          fb[j][0] = r4[0]; fb[j][1] = r4[1]; fb[j + 1][0] = r4[2]; fb[j + 1][1] = r4[3];
+        }
+        TG_UNROLL for (int i = 0; i < TM; ++i)
+          TG_UNROLL for (int j = 0; j < TN; ++j) Atom::mma(acc[i][j], fa[i], fb[j]);
+      }
+#endif
+    } else {
+      const auto a_frag = arch::fragment_distribution<Atom>::a();
+      const auto b_frag = arch::fragment_distribution<Atom>::b();
+      auto run = [&](const auto& a_smem, const auto& b_smem) {
+        TG_UNROLL for (int ks = 0; ks < BK; ks += Atom::K) {
+          distributed_tensor<E, Atom::a_per_lane> fa[TM];
+          distributed_tensor<E, Atom::b_per_lane> fb[TN];
+          TG_UNROLL for (int i = 0; i < TM; ++i) fa[i] = load_tile<Atom::a_per_lane>(make_tile_window(a_smem, {{wm * WM + i * Atom::M, ks}}), a_frag, lane);
+          TG_UNROLL for (int j = 0; j < TN; ++j) fb[j] = load_tile<Atom::b_per_lane>(make_tile_window(b_smem, {{ks, wn * WN + j * Atom::N}}), b_frag, lane);
+          TG_UNROLL for (int i = 0; i < TM; ++i)
+            TG_UNROLL for (int j = 0; j < TN; ++j) arch::mma<Atom>(acc[i][j], fa[i].data, fb[j].data);
+        }
+      };
+      // Fragments index B as (k, n).
+      const bool ar = la.a.rows_fast, br = la.b.rows_fast;
+      if (ar && br) run(make_view(a, a_kr), make_view(b, reorder(b_kr, seq<1, 0>{})));
+      else if (ar) run(make_view(a, a_kr), make_view(b, reorder(b_rk, seq<1, 0>{})));
+      else if (br) run(make_view(a, a_rk), make_view(b, reorder(b_kr, seq<1, 0>{})));
+      else run(make_view(a, a_rk), make_view(b, reorder(b_rk, seq<1, 0>{})));
     }
   };
 
-  // Pipeline, one barrier per k-tile. At the top of iteration kt: stage cur holds tile kt, and the k
-  // parts of tile kt+1 are in stage nxt. Filling stage nxt overlaps (across warps) with computing cur.
-  if (kt0 < kt1) {
-    fill_ks(0, kt0);
-    if (kt0 + 1 < kt1) fill_ks(1, kt0 + 1);
-    __syncthreads();
-    fill_tile(0, kt0);
-    __syncthreads();
+  // Pipeline of S stages, one barrier per k-tile. Before the loop: the k parts of tiles kt0..kt0+S-1
+  // and the data of the first S-1 tiles are requested. At iteration kt (after the barrier, tile kt has
+  // landed and every warp is done with tile kt-1): request tile kt+S-1 into the stage tile kt-1 left,
+  // compute tile kt, then tabulate the k parts of tile kt+S into the table tile kt no longer needs.
+  // Each iteration commits one copy group (possibly empty), so "all but S-2 groups done" = tile kt.
+  const index_t nk = kt1 - kt0;
+  for (int st = 0; st < S; ++st)
+    if (st < nk) fill_ks(st, kt0 + st);
+  __syncthreads();
+  for (int st = 0; st < S - 1; ++st) {
+    if (st < nk) fill_tile(st, kt0 + st);
+    arch::async_commit();
   }
-  for (index_t kt = kt0; kt < kt1; ++kt) {
-    const int cur = static_cast<int>((kt - kt0) & 1), nxt = cur ^ 1;
-    if (kt + 1 < kt1) fill_tile(nxt, kt + 1);
-    compute(cur);
-    if (kt + 2 < kt1) fill_ks(cur, kt + 2);  // stage cur's k parts were last read by fill_tile one iteration ago
+  for (index_t i = 0; i < nk; ++i) {
+    arch::async_wait<S - 2>();
     __syncthreads();
+    if (i + S - 1 < nk) fill_tile(static_cast<int>((i + S - 1) % S), kt0 + i + S - 1);
+    arch::async_commit();
+    compute(static_cast<int>(i % S));
+    if (i + S < nk) fill_ks(static_cast<int>(i % S), kt0 + i + S);
   }
+  arch::async_wait<0>();
+  __syncthreads();  // the tiles' space is reused for the C tile's parts below
 
+  // Epilogue: the C tile's row and column parts tabulated once, each element combines them.
+  auto c_rows = reinterpret_cast<int(*)[plan::nc]>(smem + plan::c_rows);
+  auto c_cols = reinterpret_cast<int(*)[plan::nc]>(smem + plan::c_cols);
+  typename SC::parts c_g{};
+  if constexpr (SC::on) {
+    c_g = top_part(v.c, {{g, 0, 0}});
+    tabulate_parts<BM>(c_rows, v.c, g, 1, m0, tid, threads);
+    tabulate_parts<BN>(c_cols, v.c, g, 2, n0, tid, threads);
+    __syncthreads();
+  }
+  const auto c_frag = arch::fragment_distribution<Atom>::c();
   TG_UNROLL for (int i = 0; i < TM; ++i)
     TG_UNROLL for (int j = 0; j < TN; ++j)
       TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) {
         const auto rc = c_frag.coord(lane, e);
-        const index_t m = m0 + wm * WM + i * Atom::M + rc[0], n = n0 + wn * WN + j * Atom::N + rc[1];
+        const int mm = wm * WM + i * Atom::M + static_cast<int>(rc[0]), nn = wn * WN + j * Atom::N + static_cast<int>(rc[1]);
+        const index_t m = m0 + mm, n = n0 + nn;
         if (m >= M || n >= N) continue;
-        const multi_index<3> c{{g, m, n}};
-        if (la.splits == 1) {
-          v.c.store(c, ep.apply(acc[i][j][e], ep.op == epilogue_op::accumulate ? v.c.load(c) : 0.0f));
-        } else if (la.mode == split_k_mode::deterministic) {
+        if (la.splits > 1 && la.mode == split_k_mode::deterministic) {
           la.workspace[((s * G + g) * M + m) * N + n] = acc[i][j][e];
+          continue;
+        }
+        index_t off = -1;  // the element's offset in C, -1 where it is not stored (padding)
+        if constexpr (SC::on) {
+          const auto l = combine_parts<decltype(v.c)>([&](int d, int jj) -> index_t { return d == 1 ? c_rows[mm][jj] : d == 2 ? c_cols[nn][jj] : c_g[jj]; });
+          if (v.c.desc.chain.template valid_from<1>(l)) off = v.c.desc.chain.template bottom_from<1>(l)[0];
+        } else {
+          const multi_index<3> c{{g, m, n}};
+          if (v.c.desc.is_valid(c)) off = v.c.desc.offset(c);
+        }
+        if (off < 0) continue;
+        if (la.splits == 1) {
+          const float old = ep.op == epilogue_op::accumulate ? to_float(v.c.data[off]) : 0.0f;
+          v.c.data[off] = from_float<elem_t<decltype(V::c)>>(ep.apply(acc[i][j][e], old));
         } else if constexpr (std::is_same_v<elem_t<decltype(V::c)>, float>) {
-          atomicAdd(&v.c.data[v.c.desc.offset(c)], ep.alpha * acc[i][j][e]);
+          atomicAdd(&v.c.data[off], ep.alpha * acc[i][j][e]);
         }
       }
 }
@@ -238,11 +399,21 @@ bool unit_step(const Desc& d, int dim) {
   return d.length(dim) > 1 && d.offset(e) - d.offset(multi_index<3>{}) == 1;
 }
 
+// An operand's staging: rows-fast when the rows step through memory by one; 16-byte pieces when the
+// view's stages below the separable top one are affine and the pointer is 16-byte aligned.
+template <class View>
+operand_mode mode_of(const View& v) {
+  using chain = typename View::desc_type::adaptor_type;
+  constexpr bool affine_below = split_view<View>::on && chain::template affine_from<1>();
+  const bool aligned = reinterpret_cast<std::uintptr_t>(v.data) % 16 == 0;
+  return {unit_step(v.desc, 1), affine_below && aligned};
+}
+
 template <class Policy, class Batch>
 void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, index_t max_tiles, index_t G) {
   using V = decltype(batch.views(0));
   const V v0 = batch.views(0);
-  launch_args la{1, unit_step(v0.a.desc, 1), unit_step(v0.b.desc, 1), pol.mode, nullptr};
+  launch_args la{1, mode_of(v0.a), mode_of(v0.b), pol.mode, nullptr};
   const index_t KT = (v0.k() + Policy::BK - 1) / Policy::BK;
   index_t want = pol.k_splits;
   if (want <= 0) {  // automatic: enough blocks for two waves, each chunk at least 8 k-tiles long
@@ -258,7 +429,10 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
   if (la.splits > 1 && la.mode == split_k_mode::atomic)
     TG_LAUNCH((fill_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, 0.0f, order);
   const dim3 grid(static_cast<unsigned>(max_tiles), static_cast<unsigned>(G * la.splits), static_cast<unsigned>(batch.count()));
-  TG_LAUNCH((gemm_kernel<Policy, Batch>), grid, threads_of<Policy, V>(), 0, be.stream, batch, ep, la);
+  constexpr std::size_t shared = smem_plan<Policy, V>::bytes;
+  static const bool allowed = (arch::allow_dynamic_shared(&gemm_kernel<Policy, Batch>, shared), true);  // once per kernel
+  (void)allowed;
+  TG_LAUNCH((gemm_kernel<Policy, Batch>), grid, threads_of<Policy, V>(), shared, be.stream, batch, ep, la);
   if (la.workspace)
     TG_LAUNCH((splitk_reduce_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, ep, la.workspace, la.splits, order);
 }
@@ -266,20 +440,22 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
 
 // The tile table: the schedule per problem shape, op and architecture. Entries are compile-time
 // tile shapes (each one more instantiation of the kernel); the choice is made per problem here.
-//   wide    64x64x32, 2x2 warps: the default.
-//   narrow  32x64x32, 1x4 warps (1x2 waves of 64 on AMD: the same 128 threads): single GEMMs with at most 32 rows (grouped and depthwise backward
-//           weight, M = K/G), where a 64-row tile would compute mostly padding. Only instantiated for
-//           single GEMMs, to keep compile time down.
-//   big     128x128x32, 2x2 warps: off (TG_GEMM_BIG_TILES); it doubles the nvcc time.
+// NVIDIA (cp.async pipeline, ldmatrix fragments):
+//   big     128x128x32, 2x4 warps, 4 stages (3 for fp32): the default.
+//   narrow  32x64x32, 1x4 warps, 4 stages: single GEMMs with at most 32 rows (grouped and depthwise
+//           backward weight, M = K/G), where a wider tile would compute mostly padding.
+// AMD (copies through registers, 64 KiB of LDS): wide 64x64x32 with 2x2 waves of 64, and narrow
+// 32x64x32 with 1x2 waves, both two stages.
 template <class Batch>
 struct gemm_tile_table {
-  using wide = gpu_gemm::tile_policy<64, 64, 32, 2, 2>;
 #if defined(__HIP__)
-  using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 2>;
+  using main = gpu_gemm::tile_policy<64, 64, 32, 2, 2, 2>;
+  using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 2, 2>;
 #else
-  using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 4>;
+  using E = gpu_gemm::elem_t<decltype(std::declval<Batch>().views(0).a)>;
+  using main = gpu_gemm::tile_policy<128, 128, 32, 2, 4, sizeof(E) == 2 ? 4 : 3>;
+  using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 4, 4>;
 #endif
-  using big = gpu_gemm::tile_policy<128, 128, 32, 2, 2>;
   static constexpr bool has_narrow = is_single_gemm<Batch>::value;
 };
 
@@ -301,10 +477,6 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
   if constexpr (table::has_narrow) {
     if (max_m <= table::narrow::BM) return gpu_gemm::launch<typename table::narrow>(be, batch, ep, pol, tiles(typename table::narrow{}), G);
   }
-#if defined(TG_GEMM_BIG_TILES)
-  if (tiles(typename table::big{}) * G * batch.count() >= 2 * be.processors())
-    return gpu_gemm::launch<typename table::big>(be, batch, ep, pol, tiles(typename table::big{}), G);
-#endif
-  gpu_gemm::launch<typename table::wide>(be, batch, ep, pol, tiles(typename table::wide{}), G);
+  gpu_gemm::launch<typename table::main>(be, batch, ep, pol, tiles(typename table::main{}), G);
 }
 }  // namespace tg
