@@ -89,6 +89,32 @@ struct stage_of<bound<T, L, U>...> {
     });
     return ok;
   }
+  // Guards: the transforms that can be invalid (pad), each testing one upper coordinate.
+  static constexpr int n_guards = (0 + ... + (T::always_valid ? 0 : 1));
+  // The coordinates the guards test, written to out[0..n_guards).
+  TG_FN void guard_coords(const multi_index<n_upper>& up, index_t* out) const {
+    int k = 0;
+    static_for<sizeof...(T)>([&](auto i) {
+      auto& b = get<i>(parts);
+      using TT = std::remove_reference_t<decltype(b.t)>;
+      if constexpr (!TT::always_valid) {
+        static_assert(TT::n_upper == 1, "a guard tests one coordinate");
+        out[k++] = detail::pick(up, up_ids(b))[0];
+      }
+    });
+  }
+  TG_FN bool guards_valid(const index_t* coords) const {
+    bool ok = true;
+    int k = 0;
+    static_for<sizeof...(T)>([&](auto i) {
+      auto& b = get<i>(parts);
+      if constexpr (!std::remove_reference_t<decltype(b.t)>::always_valid) {
+        ok = ok && b.t.is_valid(multi_index<1>{{coords[k]}});
+        ++k;
+      }
+    });
+    return ok;
+  }
   TG_FN multi_index<n_lower> lower_step(const multi_index<n_upper>& d, const multi_index<n_lower>& low_old,
                                         const multi_index<n_upper>& up_new) const {
     multi_index<n_lower> r{};
@@ -130,6 +156,26 @@ struct adaptor {
   template <int S>
   static constexpr bool affine_from() {
     if constexpr (S >= n_stages) return true; else return stage_t<S>::affine && affine_from<S + 1>();
+  }
+
+  // The guards of stages S.. (pads): how many, the coordinates they test at a level-S index, and
+  // validity from those coordinates alone. Where those stages are affine, the coordinates are affine
+  // in the level-S index too, so kernels may tabulate them per tile row and per k and add.
+  template <int S>
+  static constexpr int guards_from() {
+    if constexpr (S >= n_stages) return 0; else return stage_t<S>::n_guards + guards_from<S + 1>();
+  }
+  template <int S, int N>
+  TG_FN void guard_coords(const multi_index<N>& level, index_t* out) const {
+    const auto& st = get<S>(stages);
+    st.guard_coords(level, out);
+    if constexpr (S + 1 < n_stages) guard_coords<S + 1>(st.lower(level), out + stage_t<S>::n_guards);
+  }
+  template <int S>
+  TG_FN bool guards_valid(const index_t* coords) const {
+    bool ok = get<S>(stages).guards_valid(coords);
+    if constexpr (S + 1 < n_stages) ok = ok && guards_valid<S + 1>(coords + stage_t<S>::n_guards);
+    return ok;
   }
 
   // Level l is the index above stage l (level 0 = top, level n_stages = bottom).

@@ -53,53 +53,31 @@ __device__ inline elem_t<View> load_raw(const View& v, index_t g, index_t i, ind
   return v.desc.is_valid(c) ? v.data[v.desc.offset(c)] : from_float<elem_t<View>>(0.0f);
 }
 
-// The parts of the separable top stage (split_view.hpp) of `Count` consecutive coordinates along top
-// dimension `dim` (1: rows, 2: k) of a [G, rows, K] view, as 32-bit values (they are coordinates).
-template <int Count, int N, class View>
-__device__ inline void tabulate_parts(int (*out)[N], const View& v, index_t g, int dim, index_t base, int tid, int threads) {
-  for (int r = tid; r < Count; r += threads) {
-    const auto l = top_part(v, dim == 1 ? multi_index<3>{{g, base + r, 0}} : multi_index<3>{{g, 0, base + r}});
-    TG_UNROLL for (int j = 0; j < N; ++j) out[r][j] = static_cast<int>(l[j]);
-  }
+// The affine_split entries (split_view.hpp) of `Count` consecutive coordinates from `base` along top
+// dimension `dim` (1: rows, 2: k) of a [G, rows, K] view.
+template <int Count, int V, class View>
+__device__ inline void tabulate(typename affine_split<View>::entry* out, const View& v, index_t g, int dim, index_t base, int tid, int threads) {
+  for (int r = tid; r < Count; r += threads) out[r] = affine_entry<V>(v, g, dim, base + r);
 }
 
 // How one operand's tiles are staged, decided per launch from its view.
 //   rows_fast  the rows are contiguous in memory: the shared tile is [k][rows] (else [rows][k]), so
 //              a 16-byte piece of a global row is a 16-byte piece of a shared row either way
-//   vectors    the view may be copied in 16-byte pieces: its stages below the separable top one are
-//              affine and its pointer is aligned; each piece is still tested (run_of) before it is
+//   vectors    the pointer is 16-byte aligned, so runs of memory (entry.run) may be copied whole
 struct operand_mode {
   bool rows_fast;
   bool vectors;
 };
 
-// A piece of V elements along the fast dimension is one aligned run of memory when: its ends differ
-// at level 1 in one component only, by V - 1 (the top stage adds 1 per step there: no merge digit
-// wraps inside it), both ends are valid and their offsets are V - 1 apart and aligned. Below level 1
-// the view is affine (operand_mode::vectors), so offsets step evenly between the ends and the valid
-// points form one run: the two ends decide for all V. Returns the first offset, or -1.
-template <int V, class View, class Parts>
-__device__ inline index_t run_of(const View& v, const Parts& first, const Parts& last) {
-  int moved = 0;
-  bool by_run = true;
-  TG_UNROLL for (int j = 0; j < split_view<View>::n1; ++j) {
-    const index_t d = last[j] - first[j];
-    moved += d != 0 ? 1 : 0;
-    by_run = by_run && (d == 0 || d == V - 1);
-  }
-  const auto& ch = v.desc.chain;
-  if (moved != 1 || !by_run || !ch.template valid_from<1>(first) || !ch.template valid_from<1>(last)) return -1;
-  const index_t o0 = ch.template bottom_from<1>(first)[0], o1 = ch.template bottom_from<1>(last)[0];
-  return o1 - o0 == V - 1 && o0 % V == 0 ? o0 : -1;
-}
-
 // Global -> shared for one operand: the [Rows, BK] tile at (r0, k0) of a [G, R, K] view, in pieces of
-// 16 bytes along the dimension that is contiguous in memory. A piece that is one aligned run is a
-// single asynchronous copy; any other (padding edges, tile edges, strided views) is filled element by
-// element, padding and out-of-range elements reading zero. `tile` maps (row, k) to the shared offset.
-template <int Rows, int BK, int Threads, class View, class Tile, class E, class RowParts, class KParts>
+// 16 bytes along the dimension that is contiguous in memory. A piece that starts a run (its entry's
+// run flag, an aligned offset) and whose two ends are valid is one asynchronous copy: the view is
+// affine below its top stage, so the guards hold in between too. Any other piece (padding edges, tile
+// edges, strided views) is filled element by element, padding and out-of-range elements reading zero.
+// `tile` maps (row, k) to the shared offset.
+template <int Rows, int BK, int Threads, class View, class Tile, class E, class Entry>
 __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, index_t g, index_t r0, index_t R, index_t k0, index_t K,
-                                    operand_mode mode, int tid, const RowParts& rows, const KParts& ks, const typename split_view<View>::parts& gp) {
+                                    operand_mode mode, int tid, const Entry* rows, const Entry* ks) {
   constexpr int V = 16 / sizeof(E);
   static_assert(Rows % V == 0 && BK % V == 0, "tile edges must hold whole 16-byte pieces");
   const int dr = mode.rows_fast ? 1 : 0, dk = 1 - dr;
@@ -107,22 +85,19 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
   for (int e = tid; e < Rows * BK / V; e += Threads) {
     const int rr = mode.rows_fast ? (e % per_line) * V : e / per_line, kk = mode.rows_fast ? e / per_line : (e % per_line) * V;
     E* dst = smem + tile.offset({{rr, kk}});
-    if constexpr (split_view<View>::on) {
-      auto parts = [&](int r, int k) {
-        return combine_parts<View>([&](int d, int j) -> index_t { return d == 1 ? rows[r][j] : d == 2 ? ks[k][j] : gp[j]; });
-      };
+    if constexpr (affine_split<View>::on) {
       const int rl = rr + dr * (V - 1), kl = kk + dk * (V - 1);
-      if (mode.vectors && r0 + rl < R && k0 + kl < K) {
-        const index_t o = run_of<V>(v, parts(rr, kk), parts(rl, kl));
-        if (o >= 0) {
+      if (mode.vectors && r0 + rl < R && k0 + kl < K && (mode.rows_fast ? rows[rr].run : ks[kk].run)) {
+        const index_t o = affine_offset(v, rows[rr], ks[kk]);
+        if (o >= 0 && o % V == 0 && affine_offset(v, rows[rl], ks[kl]) >= 0) {
           arch::copy16_async(dst, v.data + o, true);
           continue;
         }
       }
       TG_UNROLL for (int t = 0; t < V; ++t) {
         const int r = rr + dr * t, k = kk + dk * t;
-        dst[t] = r0 + r < R && k0 + k < K ? load_split(v, [&](int d, int j) -> index_t { return d == 1 ? rows[r][j] : d == 2 ? ks[k][j] : gp[j]; })
-                                          : from_float<E>(0.0f);
+        const index_t o = r0 + r < R && k0 + k < K ? affine_offset(v, rows[r], ks[k]) : -1;
+        dst[t] = o >= 0 ? v.data[o] : from_float<E>(0.0f);
       }
     } else {
       TG_UNROLL for (int t = 0; t < V; ++t) {
@@ -136,6 +111,8 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
 struct launch_args {
   int splits;
   operand_mode a, b;
+  const void *a_ks, *b_ks;  // the k entries of A and B, [batch][k_stride] (k_entries_kernel)
+  index_t k_stride;
   split_k_mode mode;
   float* workspace;         // [splits, G, M, N] partial sums (deterministic split-K)
 };
@@ -153,7 +130,7 @@ inline constexpr int threads_of_batch = threads_of<Policy, decltype(std::declval
 #if defined(__HIP__)
 #define TG_GEMM_LAUNCH_BOUNDS(threads) __launch_bounds__((threads), 2)
 #else
-#define TG_GEMM_LAUNCH_BOUNDS(threads)  // nvcc picks registers better without a bound here (it spilled with one)
+#define TG_GEMM_LAUNCH_BOUNDS(threads)  // nvcc picks registers better without a bound here (with (256, 2) it spills)
 #endif
 
 // Fragments straight from shared memory by ldmatrix: NVIDIA's 16-bit atoms (m16n8k16).
@@ -166,22 +143,22 @@ inline constexpr bool ldmatrix_fragments =
 #endif
 
 // The shared memory of one block, carved from the dynamic allocation: Stages tiles of A and B, the
-// separable parts of the tile rows and of each stage's k range, and (after the main loop, in the
-// space of the tiles) the parts of the C tile's rows and columns.
+// affine_split entries of the tile rows (the k entries come from global memory, made once per launch
+// by k_entries_kernel), and after the main loop, in the space of the tiles, the entries of the C
+// tile's rows and columns.
 template <class Policy, class V>
 struct smem_plan {
   using E = elem_t<decltype(V::a)>;
-  using SA = split_view<decltype(V::a)>;
-  using SB = split_view<decltype(V::b)>;
-  using SC = split_view<decltype(V::c)>;
+  using SA = affine_split<decltype(V::a)>;
+  using SB = affine_split<decltype(V::b)>;
+  using SC = affine_split<decltype(V::c)>;
   static constexpr int BM = Policy::BM, BN = Policy::BN, BK = Policy::BK, S = Policy::Stages;
-  static constexpr int na = SA::n1 > 0 ? SA::n1 : 1, nb = SB::n1 > 0 ? SB::n1 : 1, nc = SC::n1 > 0 ? SC::n1 : 1;
+  static constexpr std::size_t ea = sizeof(typename SA::entry), eb = sizeof(typename SB::entry), ec = sizeof(typename SC::entry);
   static constexpr std::size_t a_tiles = 0, b_tiles = a_tiles + sizeof(E) * S * BM * BK, tiles_end = b_tiles + sizeof(E) * S * BN * BK;
-  static constexpr std::size_t a_rows = tiles_end, a_ks = a_rows + 4 * (SA::on ? BM * na : 0);
-  static constexpr std::size_t b_rows = a_ks + 4 * (SA::on ? S * BK * na : 0), b_ks = b_rows + 4 * (SB::on ? BN * nb : 0);
-  static constexpr std::size_t tables_end = b_ks + 4 * (SB::on ? S * BK * nb : 0);
-  static constexpr std::size_t c_rows = 0, c_cols = 4 * (SC::on ? BM * nc : 0), c_end = c_cols + 4 * (SC::on ? BN * nc : 0);
-  static_assert(c_end <= tiles_end, "the C tile's parts reuse the operand tiles' space");
+  static constexpr std::size_t a_rows = (tiles_end + 15) / 16 * 16, b_rows = a_rows + ea * (SA::on ? BM : 0);
+  static constexpr std::size_t tables_end = b_rows + eb * (SB::on ? BN : 0);
+  static constexpr std::size_t c_rows = 0, c_cols = ec * (SC::on ? BM : 0), c_end = c_cols + ec * (SC::on ? BN : 0);
+  static_assert(c_end <= tiles_end, "the C tile's entries reuse the operand tiles' space");
   static constexpr std::size_t bytes = tables_end;
 };
 
@@ -204,10 +181,14 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   extern __shared__ __align__(16) unsigned char smem[];
   E* const As = reinterpret_cast<E*>(smem + plan::a_tiles);
   E* const Bs = reinterpret_cast<E*>(smem + plan::b_tiles);
-  auto a_rows = reinterpret_cast<int(*)[plan::na]>(smem + plan::a_rows);
-  auto a_ks = reinterpret_cast<int(*)[plan::na]>(smem + plan::a_ks);  // [S * BK][na]
-  auto b_rows = reinterpret_cast<int(*)[plan::nb]>(smem + plan::b_rows);
-  auto b_ks = reinterpret_cast<int(*)[plan::nb]>(smem + plan::b_ks);
+  using EA = typename SA::entry;
+  using EB = typename SB::entry;
+  using EC = typename SC::entry;
+  constexpr int VA = 16 / sizeof(E);
+  EA* const a_rows = reinterpret_cast<EA*>(smem + plan::a_rows);
+  EB* const b_rows = reinterpret_cast<EB*>(smem + plan::b_rows);
+  const EA* const a_ks = static_cast<const EA*>(la.a_ks) + blockIdx.z * la.k_stride;
+  const EB* const b_ks = static_cast<const EB*>(la.b_ks) + blockIdx.z * la.k_stride;
   // Shared tiles in either orientation, each indexed (row, k); the fragments read B as (k, n).
   const auto a_rk = smem_tile_desc<BM, BK, E>();
   const auto a_kr = reorder(smem_tile_desc<BK, BM, E>(), seq<1, 0>{});
@@ -227,34 +208,21 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
 
   const int tid = threadIdx.x, lane = tid % Atom::lanes, warp = tid / Atom::lanes;
   const int wm = warp / Policy::WarpsN, wn = warp % Policy::WarpsN;
-  typename SA::parts a_g{};
-  typename SB::parts b_g{};
-  if constexpr (SA::on) {
-    a_g = top_part(v.a, {{g, 0, 0}});
-    tabulate_parts<BM>(a_rows, v.a, g, 1, m0, tid, threads);
-  }
-  if constexpr (SB::on) {
-    b_g = top_part(v.b, {{g, 0, 0}});
-    tabulate_parts<BN>(b_rows, v.b, g, 1, n0, tid, threads);
-  }
+  if constexpr (SA::on) tabulate<BM, VA>(a_rows, v.a, g, 1, m0, tid, threads);
+  if constexpr (SB::on) tabulate<BN, VA>(b_rows, v.b, g, 1, n0, tid, threads);
   float acc[TM][TN][Atom::c_per_lane];
   TG_UNROLL for (int i = 0; i < TM; ++i)
     TG_UNROLL for (int j = 0; j < TN; ++j)
       TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) acc[i][j][e] = 0.0f;
 
-  // The k parts of k-tile kt into the table of stage st.
-  auto fill_ks = [&](int st, index_t kt) {
-    if constexpr (SA::on) tabulate_parts<BK>(a_ks + st * BK, v.a, g, 2, kt * BK, tid, threads);
-    if constexpr (SB::on) tabulate_parts<BK>(b_ks + st * BK, v.b, g, 2, kt * BK, tid, threads);
-  };
   // Global -> shared: k-tile kt into stage st (asynchronous where the pieces allow).
   auto fill_tile = [&](int st, index_t kt) {
     E* a = As + st * BM * BK;
     E* b = Bs + st * BN * BK;
-    if (la.a.rows_fast) fill_operand<BM, BK, threads>(a, a_kr, v.a, g, m0, M, kt * BK, K, la.a, tid, a_rows, a_ks + st * BK, a_g);
-    else fill_operand<BM, BK, threads>(a, a_rk, v.a, g, m0, M, kt * BK, K, la.a, tid, a_rows, a_ks + st * BK, a_g);
-    if (la.b.rows_fast) fill_operand<BN, BK, threads>(b, b_kr, v.b, g, n0, N, kt * BK, K, la.b, tid, b_rows, b_ks + st * BK, b_g);
-    else fill_operand<BN, BK, threads>(b, b_rk, v.b, g, n0, N, kt * BK, K, la.b, tid, b_rows, b_ks + st * BK, b_g);
+    if (la.a.rows_fast) fill_operand<BM, BK, threads>(a, a_kr, v.a, g, m0, M, kt * BK, K, la.a, tid, a_rows, a_ks + kt * BK);
+    else fill_operand<BM, BK, threads>(a, a_rk, v.a, g, m0, M, kt * BK, K, la.a, tid, a_rows, a_ks + kt * BK);
+    if (la.b.rows_fast) fill_operand<BN, BK, threads>(b, b_kr, v.b, g, n0, N, kt * BK, K, la.b, tid, b_rows, b_ks + kt * BK);
+    else fill_operand<BN, BK, threads>(b, b_rk, v.b, g, n0, N, kt * BK, K, la.b, tid, b_rows, b_ks + kt * BK);
   };
   // Shared -> fragments -> matrix cores, for the k-tile in stage st.
   auto compute = [&](int st) {
@@ -305,15 +273,12 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     }
   };
 
-  // Pipeline of S stages, one barrier per k-tile. Before the loop: the k parts of tiles kt0..kt0+S-1
-  // and the data of the first S-1 tiles are requested. At iteration kt (after the barrier, tile kt has
-  // landed and every warp is done with tile kt-1): request tile kt+S-1 into the stage tile kt-1 left,
-  // compute tile kt, then tabulate the k parts of tile kt+S into the table tile kt no longer needs.
-  // Each iteration commits one copy group (possibly empty), so "all but S-2 groups done" = tile kt.
+  // Pipeline of S stages, one barrier per k-tile. Before the loop the first S-1 tiles are requested;
+  // at iteration kt (after the barrier, tile kt has landed and every warp is done with tile kt-1):
+  // request tile kt+S-1 into the stage tile kt-1 left, then compute tile kt. Each iteration commits
+  // one copy group (possibly empty), so "all but S-2 groups done" means tile kt is in.
   const index_t nk = kt1 - kt0;
-  for (int st = 0; st < S; ++st)
-    if (st < nk) fill_ks(st, kt0 + st);
-  __syncthreads();
+  __syncthreads();  // the row entries
   for (int st = 0; st < S - 1; ++st) {
     if (st < nk) fill_tile(st, kt0 + st);
     arch::async_commit();
@@ -324,19 +289,16 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     if (i + S - 1 < nk) fill_tile(static_cast<int>((i + S - 1) % S), kt0 + i + S - 1);
     arch::async_commit();
     compute(static_cast<int>(i % S));
-    if (i + S < nk) fill_ks(static_cast<int>(i % S), kt0 + i + S);
   }
   arch::async_wait<0>();
-  __syncthreads();  // the tiles' space is reused for the C tile's parts below
+  __syncthreads();  // the tiles' space is reused for the C tile's entries below
 
-  // Epilogue: the C tile's row and column parts tabulated once, each element combines them.
-  auto c_rows = reinterpret_cast<int(*)[plan::nc]>(smem + plan::c_rows);
-  auto c_cols = reinterpret_cast<int(*)[plan::nc]>(smem + plan::c_cols);
-  typename SC::parts c_g{};
+  // Epilogue: the C tile's row and column entries tabulated once, each element adds them.
+  EC* const c_rows = reinterpret_cast<EC*>(smem + plan::c_rows);
+  EC* const c_cols = reinterpret_cast<EC*>(smem + plan::c_cols);
   if constexpr (SC::on) {
-    c_g = top_part(v.c, {{g, 0, 0}});
-    tabulate_parts<BM>(c_rows, v.c, g, 1, m0, tid, threads);
-    tabulate_parts<BN>(c_cols, v.c, g, 2, n0, tid, threads);
+    tabulate<BM, 1>(c_rows, v.c, g, 1, m0, tid, threads);
+    tabulate<BN, 1>(c_cols, v.c, g, 2, n0, tid, threads);
     __syncthreads();
   }
   const auto c_frag = arch::fragment_distribution<Atom>::c();
@@ -353,8 +315,7 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
         }
         index_t off = -1;  // the element's offset in C, -1 where it is not stored (padding)
         if constexpr (SC::on) {
-          const auto l = combine_parts<decltype(v.c)>([&](int d, int jj) -> index_t { return d == 1 ? c_rows[mm][jj] : d == 2 ? c_cols[nn][jj] : c_g[jj]; });
-          if (v.c.desc.chain.template valid_from<1>(l)) off = v.c.desc.chain.template bottom_from<1>(l)[0];
+          off = affine_offset(v.c, c_rows[mm], c_cols[nn]);
         } else {
           const multi_index<3> c{{g, m, n}};
           if (v.c.desc.is_valid(c)) off = v.c.desc.offset(c);
@@ -367,6 +328,20 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
           atomicAdd(&v.c.data[off], ep.alpha * acc[i][j][e]);
         }
       }
+}
+
+// The k entries of every view of the batch (they depend on k alone, not on the row or the group):
+// made once per launch here instead of per block and k-tile, since they cost merge divisions.
+template <int VA, class Batch, class EA, class EB>
+__global__ void TG_AMD_LAUNCH_BOUNDS(256) k_entries_kernel(Batch batch, EA* a, EB* b, index_t k_stride) {
+  const index_t total = batch.count() * k_stride;
+  for (index_t l = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; l < total; l += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    const index_t t = l / k_stride, k = l % k_stride;
+    const auto v = batch.views(t);
+    if (k >= v.k()) continue;
+    if constexpr (affine_split<decltype(v.a)>::on) a[l] = affine_entry<VA>(v.a, 0, 2, k);
+    if constexpr (affine_split<decltype(v.b)>::on) b[l] = affine_entry<VA>(v.b, 0, 2, k);
+  }
 }
 
 // Deterministic split-K: partial sums added in chunk order, then the epilogue.
@@ -400,20 +375,31 @@ bool unit_step(const Desc& d, int dim) {
 }
 
 // An operand's staging: rows-fast when the rows step through memory by one; 16-byte pieces when the
-// view's stages below the separable top one are affine and the pointer is 16-byte aligned.
+// view is an affine split (its entries find the runs) and the pointer is 16-byte aligned.
 template <class View>
 operand_mode mode_of(const View& v) {
-  using chain = typename View::desc_type::adaptor_type;
-  constexpr bool affine_below = split_view<View>::on && chain::template affine_from<1>();
   const bool aligned = reinterpret_cast<std::uintptr_t>(v.data) % 16 == 0;
-  return {unit_step(v.desc, 1), affine_below && aligned};
+  return {unit_step(v.desc, 1), affine_split<View>::on && aligned};
 }
 
 template <class Policy, class Batch>
 void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, index_t max_tiles, index_t G) {
   using V = decltype(batch.views(0));
   const V v0 = batch.views(0);
-  launch_args la{1, mode_of(v0.a), mode_of(v0.b), pol.mode, nullptr};
+  launch_args la{1, mode_of(v0.a), mode_of(v0.b), nullptr, nullptr, 0, pol.mode, nullptr};
+  using EA = typename affine_split<decltype(v0.a)>::entry;
+  using EB = typename affine_split<decltype(v0.b)>::entry;
+  for (index_t t = 0; t < batch.count(); ++t) la.k_stride = batch.views(t).k() > la.k_stride ? batch.views(t).k() : la.k_stride;
+  // Rounded up to whole k-tiles: the last tile's fill reads entries past K (and ignores them).
+  la.k_stride = ceil_div(la.k_stride, Policy::BK) * Policy::BK;
+  if constexpr (affine_split<decltype(v0.a)>::on || affine_split<decltype(v0.b)>::on) {
+    EA* a_ks = be.template scratch<EA>(batch.count() * la.k_stride).data();
+    EB* b_ks = be.template scratch<EB>(batch.count() * la.k_stride).data();
+    la.a_ks = a_ks;
+    la.b_ks = b_ks;
+    constexpr int VA = 16 / sizeof(elem_t<decltype(V::a)>);
+    TG_LAUNCH((k_entries_kernel<VA, Batch, EA, EB>), grid_for(batch.count() * la.k_stride, 256), 256, 0, be.stream, batch, a_ks, b_ks, la.k_stride);
+  }
   const index_t KT = (v0.k() + Policy::BK - 1) / Policy::BK;
   index_t want = pol.k_splits;
   if (want <= 0) {  // automatic: enough blocks for two waves, each chunk at least 8 k-tiles long

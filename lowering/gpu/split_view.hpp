@@ -47,3 +47,79 @@ __device__ inline void store_split(const View& v, const Part& part, typename spl
   if (ch.template valid_from<1>(l)) v.data[ch.template bottom_from<1>(l)[0]] = x;
 }
 }  // namespace tg
+
+namespace tg {
+// Affine split views: the top stage is separable and every stage below it is affine, so the offset of
+// an element and the coordinates its guards (pads) test are sums of one part per top dimension:
+//   offset(g, r, k) = row(g, r).off + col(k).off,   guard_i(g, r, k) = row(g, r).guard[i] + col(k).guard[i],
+// with the group folded into the row part and the k part taken relative to the origin. Kernels
+// tabulate the parts per tile row and per k, then an element costs two table reads and an add per
+// guard. `run` marks an entry that starts V elements which are one run of memory at the top level:
+// they differ in one level-1 component only, by one per step, and their offsets by one per step.
+template <class View>
+struct affine_split {
+  using chain = typename View::desc_type::adaptor_type;
+  static constexpr bool on = split_view<View>::on && chain::template affine_from<1>();
+  static constexpr int n_guards = chain::template guards_from<1>();
+  struct entry {
+    index_t off;
+    int guard[n_guards > 0 ? n_guards : 1];
+    int run;
+  };
+};
+
+namespace detail {
+// The level-1 index of `at` restricted to the components that come from top dimensions d0 or d1.
+template <class View>
+__device__ inline typename split_view<View>::parts only_from(const View& v, const multi_index<View::rank>& at, int d0, int d1) {
+  constexpr auto src = split_view<View>::top_t::lower_source();
+  const auto full = top_part(v, at);
+  typename split_view<View>::parts l{};
+  TG_UNROLL for (int j = 0; j < split_view<View>::n1; ++j) l[j] = src[j] == d0 || src[j] == d1 ? full[j] : 0;
+  return l;
+}
+template <class View>
+__device__ inline typename affine_split<View>::entry entry_at(const View& v, const typename split_view<View>::parts& l) {
+  using A = affine_split<View>;
+  typename A::entry e{};
+  e.off = v.desc.chain.template bottom_from<1>(l)[0];
+  index_t g[A::n_guards > 0 ? A::n_guards : 1];
+  v.desc.chain.template guard_coords<1>(l, g);
+  TG_UNROLL for (int i = 0; i < A::n_guards; ++i) e.guard[i] = static_cast<int>(g[i]);
+  return e;
+}
+}  // namespace detail
+
+// Entry of coordinate x along top dimension `dim` (1: rows, with the group g folded in; 2: k,
+// relative to the origin) of a [G, rows, K] view; run: whether x .. x+V-1 is one memory run.
+template <int V, class View>
+__device__ inline typename affine_split<View>::entry affine_entry(const View& v, index_t g, int dim, index_t x) {
+  using A = affine_split<View>;
+  auto at = [&](index_t y) { return dim == 1 ? multi_index<3>{{g, y, 0}} : multi_index<3>{{0, 0, y}}; };
+  const auto l0 = detail::only_from(v, at(x), dim, dim == 1 ? 0 : dim), l1 = detail::only_from(v, at(x + V - 1), dim, dim == 1 ? 0 : dim);
+  auto e = detail::entry_at(v, l0);
+  int moved = 0;
+  bool by_run = true;
+  TG_UNROLL for (int j = 0; j < split_view<View>::n1; ++j) {
+    const index_t d = l1[j] - l0[j];
+    moved += d != 0 ? 1 : 0;
+    by_run = by_run && (d == 0 || d == V - 1);
+  }
+  e.run = x % V == 0 && moved == 1 && by_run && detail::entry_at(v, l1).off - e.off == V - 1;
+  if (dim == 2) {  // relative to the origin, whose offset and guards the row entries carry
+    const auto z = detail::entry_at(v, typename split_view<View>::parts{});
+    e.off -= z.off;
+    TG_UNROLL for (int i = 0; i < A::n_guards; ++i) e.guard[i] -= z.guard[i];
+  }
+  return e;
+}
+
+// The element (row entry r, k entry k): its offset, or -1 where a guard fails (padding).
+template <class View>
+__device__ inline index_t affine_offset(const View& v, const typename affine_split<View>::entry& r, const typename affine_split<View>::entry& k) {
+  using A = affine_split<View>;
+  index_t g[A::n_guards > 0 ? A::n_guards : 1];
+  TG_UNROLL for (int i = 0; i < A::n_guards; ++i) g[i] = static_cast<index_t>(r.guard[i]) + k.guard[i];
+  return v.desc.chain.template guards_valid<1>(g) ? r.off + k.off : -1;
+}
+}  // namespace tg
