@@ -52,21 +52,25 @@ template <class T, int V>
 struct pack {
   T v[V];
 };
+// A 16-byte word of our own: HIP's uint4 is not trivially copyable, so it cannot be bit_cast.
+struct alignas(16) word16 {
+  unsigned x, y, z, w;
+};
 template <class T, int V>
 struct pack_words {
   static_assert(sizeof(T) * V % 16 == 0, "a pack is whole 16-byte words");
-  uint4 q[sizeof(T) * V / 16];
+  word16 q[sizeof(T) * V / 16];
 };
 template <class T, int V>
 __device__ inline pack<T, V> load_pack(const T* p) {
   pack_words<T, V> w;
-  TG_UNROLL for (int i = 0; i < static_cast<int>(sizeof(w.q) / 16); ++i) w.q[i] = reinterpret_cast<const uint4*>(p)[i];
+  TG_UNROLL for (int i = 0; i < static_cast<int>(sizeof(w.q) / 16); ++i) w.q[i] = reinterpret_cast<const word16*>(p)[i];
   return __builtin_bit_cast(pack<T, V>, w);
 }
 template <class T, int V>
 __device__ inline void store_pack(T* p, const pack<T, V>& x) {
   const auto w = __builtin_bit_cast(pack_words<T, V>, x);
-  TG_UNROLL for (int i = 0; i < static_cast<int>(sizeof(w.q) / 16); ++i) reinterpret_cast<uint4*>(p)[i] = w.q[i];
+  TG_UNROLL for (int i = 0; i < static_cast<int>(sizeof(w.q) / 16); ++i) reinterpret_cast<word16*>(p)[i] = w.q[i];
 }
 #endif
 }  // namespace gpu_fast
