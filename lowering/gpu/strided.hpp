@@ -1,0 +1,77 @@
+// Helpers of the memory-bound fast paths: recognising plain strided views (make_naive_descriptor /
+// make_ordered_descriptor: one embed stage, so offset = sum i[d] * stride[d]), their strides in
+// 32-bit when the whole element space fits, and 16-byte vector accesses. Kernels use them to drop
+// the descriptor walk and 64-bit arithmetic; anything else keeps the generic kernels.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+#include "dsl/tensor_view.hpp"
+
+namespace tg {
+namespace gpu_fast {
+template <class Desc>
+struct is_strided : std::false_type {};
+template <class L, class C, class U>
+struct is_strided<descriptor<adaptor<stage_of<bound<embed<L, C>, seq<0>, U>>>>> : std::true_type {};
+template <class Desc>
+constexpr bool is_strided_v = is_strided<Desc>::value;
+
+// Strides of a strided descriptor in 32-bit; ok when every offset is in [0, 2^31): the origin is at
+// 0, no stride is negative and the element space fits.
+template <int R>
+struct strides32 {
+  int s[R > 0 ? R : 1];
+  bool ok;
+};
+template <class Desc>
+strides32<Desc::rank> strides_of(const Desc& d) {
+  constexpr int R = Desc::rank;
+  strides32<R> r{};
+  const index_t o = d.offset(multi_index<R>{});
+  r.ok = o == 0 && d.element_space < (index_t{1} << 31);
+  for (int i = 0; i < R; ++i) {
+    multi_index<R> e{};
+    e[i] = 1;  // an embed is linear, so the probe is valid even where the length is 1
+    const index_t s = d.offset(e) - o;
+    r.ok = r.ok && s >= 0 && s < (index_t{1} << 31);
+    r.s[i] = static_cast<int>(s);
+  }
+  return r;
+}
+
+// Elements per 16-byte word.
+template <class T>
+constexpr int vec_of = static_cast<int>(16 / sizeof(T));
+
+inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+#if defined(TG_DEVICE_COMPILER)
+
+// V consecutive elements moved as 16-byte words (sizeof(T) * V a multiple of 16, the address aligned).
+template <class T, int V>
+struct pack {
+  T v[V];
+};
+// A 16-byte word of our own: HIP's uint4 is not trivially copyable, so it cannot be bit_cast.
+struct alignas(16) word16 {
+  unsigned x, y, z, w;
+};
+template <class T, int V>
+struct pack_words {
+  static_assert(sizeof(T) * V % 16 == 0, "a pack is whole 16-byte words");
+  word16 q[sizeof(T) * V / 16];
+};
+template <class T, int V>
+__device__ inline pack<T, V> load_pack(const T* p) {
+  pack_words<T, V> w;
+  TG_UNROLL for (int i = 0; i < static_cast<int>(sizeof(w.q) / 16); ++i) w.q[i] = reinterpret_cast<const word16*>(p)[i];
+  return __builtin_bit_cast(pack<T, V>, w);
+}
+template <class T, int V>
+__device__ inline void store_pack(T* p, const pack<T, V>& x) {
+  const auto w = __builtin_bit_cast(pack_words<T, V>, x);
+  TG_UNROLL for (int i = 0; i < static_cast<int>(sizeof(w.q) / 16); ++i) reinterpret_cast<word16*>(p)[i] = w.q[i];
+}
+#endif
+}  // namespace gpu_fast
+}  // namespace tg

@@ -1,0 +1,59 @@
+// lowering/gpu/strided.hpp, host part: which descriptors count as plain strided, and their 32-bit
+// strides (with the checks that every offset fits).
+#include "lowering/gpu/strided.hpp"
+
+#include <gtest/gtest.h>
+
+#include <type_traits>
+
+#include "dsl/compose/group_dims.hpp"
+#include "dsl/compose/window.hpp"
+
+using tg::index_t;
+using tg::multi_index;
+
+TEST(Strided, OrderedDescriptorsAreStridedWithTheirStrides) {
+  // NHWC storage of [N, C, H, W] = [2, 3, 4, 5]: strides N 60, C 1, H 15, W 3.
+  const auto d = tg::make_ordered_descriptor(multi_index<4>{{2, 3, 4, 5}}, tg::array<int, 4>{{0, 2, 3, 1}});
+  static_assert(tg::gpu_fast::is_strided_v<std::remove_cv_t<decltype(d)>>);
+  const auto s = tg::gpu_fast::strides_of(d);
+  EXPECT_TRUE(s.ok);
+  EXPECT_EQ(s.s[0], 60);
+  EXPECT_EQ(s.s[1], 1);
+  EXPECT_EQ(s.s[2], 15);
+  EXPECT_EQ(s.s[3], 3);
+}
+
+TEST(Strided, LengthOneDimensionsKeepTheirStride) {
+  const auto d = tg::make_ordered_descriptor(multi_index<3>{{1, 4, 1}}, tg::array<int, 3>{{0, 1, 2}});
+  const auto s = tg::gpu_fast::strides_of(d);
+  EXPECT_TRUE(s.ok);
+  EXPECT_EQ(s.s[0], 4);
+  EXPECT_EQ(s.s[1], 1);
+  EXPECT_EQ(s.s[2], 1);
+}
+
+TEST(Strided, TransformedDescriptorsAreNot) {
+  const auto d = tg::make_ordered_descriptor(multi_index<3>{{2, 3, 4}}, tg::array<int, 3>{{0, 1, 2}});
+  const auto rows = tg::group_dims(d, tg::seq<0, 1>{}, tg::seq<2>{});
+  static_assert(!tg::gpu_fast::is_strided_v<std::remove_cv_t<decltype(rows)>>);
+  const auto win = tg::window(d, tg::seq<2>{}, tg::array<tg::window_dim, 1>{{{4, 2, 1, 1, 0, 0}}});
+  static_assert(!tg::gpu_fast::is_strided_v<std::remove_cv_t<decltype(win)>>);
+}
+
+TEST(Strided, LargeOrNegativeOffsetsAreRejected) {
+  // 2^31 elements: the element space does not fit in 32 bits.
+  const auto big = tg::make_ordered_descriptor(multi_index<2>{{index_t{1} << 16, index_t{1} << 15}}, tg::array<int, 2>{{0, 1}});
+  EXPECT_FALSE(tg::gpu_fast::strides_of(big).ok);
+  const auto just = tg::make_ordered_descriptor(multi_index<2>{{index_t{1} << 16, (index_t{1} << 15) - 1}}, tg::array<int, 2>{{0, 1}});
+  EXPECT_TRUE(tg::gpu_fast::strides_of(just).ok);
+  // A negative stride moves below the origin.
+  const auto neg = tg::make_naive_descriptor(tg::make_tuple(index_t{4}), tg::make_tuple(index_t{-1}));
+  EXPECT_FALSE(tg::gpu_fast::strides_of(neg).ok);
+}
+
+TEST(Strided, VectorWidthIsSixteenBytes) {
+  EXPECT_EQ(tg::gpu_fast::vec_of<float>, 4);
+  EXPECT_EQ(tg::gpu_fast::vec_of<tg::half_t>, 8);
+  EXPECT_EQ(tg::gpu_fast::vec_of<tg::bf16_t>, 8);
+}
