@@ -75,21 +75,23 @@ struct operand_mode {
 // affine below its top stage, so the guards hold in between too. Any other piece (padding edges, tile
 // edges, strided views) is filled element by element, padding and out-of-range elements reading zero.
 // `tile` maps (row, k) to the shared offset.
-template <int Rows, int BK, int Threads, class View, class Tile, class E, class Entry>
+template <bool RowsFast, int Rows, int BK, int Threads, class View, class Tile, class E, class Entry>
 __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, index_t g, index_t r0, index_t R, index_t k0, index_t K,
-                                    operand_mode mode, int tid, const Entry* rows, const Entry* ks) {
-  constexpr int V = 16 / sizeof(E);
+                                    bool vectors, int tid, const Entry* rows, const Entry* ks) {
+  constexpr int V = 16 / sizeof(E), pieces = Rows * BK / V;
   static_assert(Rows % V == 0 && BK % V == 0, "tile edges must hold whole 16-byte pieces");
-  const int dr = mode.rows_fast ? 1 : 0, dk = 1 - dr;
-  const int per_line = mode.rows_fast ? Rows / V : BK / V;  // pieces along the fast dimension
-  for (int e = tid; e < Rows * BK / V; e += Threads) {
-    const int rr = mode.rows_fast ? (e % per_line) * V : e / per_line, kk = mode.rows_fast ? e / per_line : (e % per_line) * V;
+  constexpr int dr = RowsFast ? 1 : 0, dk = 1 - dr;
+  constexpr int per_line = RowsFast ? Rows / V : BK / V;  // pieces along the fast dimension
+  _Pragma("unroll 1") for (int p = 0; p < (pieces + Threads - 1) / Threads; ++p) {  // rolled: registers
+    const int e = tid + p * Threads;
+    if (pieces % Threads != 0 && e >= pieces) break;
+    const int rr = RowsFast ? (e % per_line) * V : e / per_line, kk = RowsFast ? e / per_line : (e % per_line) * V;
     E* dst = smem + tile.offset({{rr, kk}});
     if constexpr (affine_split<View>::on) {
-      const int rl = rr + dr * (V - 1), kl = kk + dk * (V - 1);
-      if (mode.vectors && r0 + rl < R && k0 + kl < K && (mode.rows_fast ? rows[rr].run : ks[kk].run)) {
+      constexpr int rl_d = dr * (V - 1), kl_d = dk * (V - 1);
+      if (vectors && r0 + rr + rl_d < R && k0 + kk + kl_d < K && (RowsFast ? rows[rr].run : ks[kk].run)) {
         const index_t o = affine_offset(v, rows[rr], ks[kk]);
-        if (o >= 0 && o % V == 0 && affine_offset(v, rows[rl], ks[kl]) >= 0) {
+        if (o >= 0 && o % V == 0 && affine_offset(v, rows[rr + rl_d], ks[kk + kl_d]) >= 0) {
           arch::copy16_async(dst, v.data + o, true);
           continue;
         }
@@ -219,10 +221,10 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   auto fill_tile = [&](int st, index_t kt) {
     E* a = As + st * BM * BK;
     E* b = Bs + st * BN * BK;
-    if (la.a.rows_fast) fill_operand<BM, BK, threads>(a, a_kr, v.a, g, m0, M, kt * BK, K, la.a, tid, a_rows, a_ks + kt * BK);
-    else fill_operand<BM, BK, threads>(a, a_rk, v.a, g, m0, M, kt * BK, K, la.a, tid, a_rows, a_ks + kt * BK);
-    if (la.b.rows_fast) fill_operand<BN, BK, threads>(b, b_kr, v.b, g, n0, N, kt * BK, K, la.b, tid, b_rows, b_ks + kt * BK);
-    else fill_operand<BN, BK, threads>(b, b_rk, v.b, g, n0, N, kt * BK, K, la.b, tid, b_rows, b_ks + kt * BK);
+    if (la.a.rows_fast) fill_operand<true, BM, BK, threads>(a, a_kr, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
+    else fill_operand<false, BM, BK, threads>(a, a_rk, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
+    if (la.b.rows_fast) fill_operand<true, BN, BK, threads>(b, b_kr, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
+    else fill_operand<false, BN, BK, threads>(b, b_rk, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
   };
   // Shared -> fragments -> matrix cores, for the k-tile in stage st.
   auto compute = [&](int st) {

@@ -96,16 +96,21 @@ template <int V, class View>
 __device__ inline typename affine_split<View>::entry affine_entry(const View& v, index_t g, int dim, index_t x) {
   using A = affine_split<View>;
   auto at = [&](index_t y) { return dim == 1 ? multi_index<3>{{g, y, 0}} : multi_index<3>{{0, 0, y}}; };
-  const auto l0 = detail::only_from(v, at(x), dim, dim == 1 ? 0 : dim), l1 = detail::only_from(v, at(x + V - 1), dim, dim == 1 ? 0 : dim);
+  const int other = dim == 1 ? 0 : dim;
+  const auto l0 = detail::only_from(v, at(x), dim, other);
   auto e = detail::entry_at(v, l0);
-  int moved = 0;
-  bool by_run = true;
-  TG_UNROLL for (int j = 0; j < split_view<View>::n1; ++j) {
-    const index_t d = l1[j] - l0[j];
-    moved += d != 0 ? 1 : 0;
-    by_run = by_run && (d == 0 || d == V - 1);
+  e.run = 0;
+  if (x % V == 0) {  // only aligned entries start pieces
+    const auto l1 = detail::only_from(v, at(x + V - 1), dim, other);
+    int moved = 0;
+    bool by_run = true;
+    TG_UNROLL for (int j = 0; j < split_view<View>::n1; ++j) {
+      const index_t d = l1[j] - l0[j];
+      moved += d != 0 ? 1 : 0;
+      by_run = by_run && (d == 0 || d == V - 1);
+    }
+    e.run = moved == 1 && by_run && detail::entry_at(v, l1).off - e.off == V - 1;
   }
-  e.run = x % V == 0 && moved == 1 && by_run && detail::entry_at(v, l1).off - e.off == V - 1;
   if (dim == 2) {  // relative to the origin, whose offset and guards the row entries carry
     const auto z = detail::entry_at(v, typename split_view<View>::parts{});
     e.off -= z.off;
