@@ -18,6 +18,7 @@
 #include "lowering/gpu/backend.hpp"
 #include "lowering/gpu/order.hpp"
 #include "lowering/gpu/split_view.hpp"
+#include "lowering/gpu/strided.hpp"
 
 namespace tg {
 namespace gpu_gemm {
@@ -110,9 +111,37 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
   }
 }
 
+// Shared -> global for the C tile: the [Rows, Cols] tile staged in shared memory at `tile`, written
+// to the [G, R, C] view at (r0, c0) in 16-byte pieces along C's contiguous dimension where a piece is
+// one aligned valid run (as fill_operand reads them), element by element elsewhere; padding is skipped.
+template <bool RowsFast, int Rows, int Cols, int Threads, class View, class Tile, class E, class Entry>
+__device__ inline void drain_tile(const E* smem, const Tile& tile, const View& v, index_t r0, index_t R, index_t c0, index_t C, bool vectors,
+                                  int tid, const Entry* rows, const Entry* cols) {
+  constexpr int V = 16 / sizeof(E), pieces = Rows * Cols / V;
+  constexpr int dr = RowsFast ? 1 : 0, dc = 1 - dr;
+  constexpr int per_line = RowsFast ? Rows / V : Cols / V;
+  _Pragma("unroll 1") for (int e = tid; e < pieces; e += Threads) {
+    const int rr = RowsFast ? (e % per_line) * V : e / per_line, cc = RowsFast ? e / per_line : (e % per_line) * V;
+    const E* src = smem + tile.offset({{rr, cc}});
+    constexpr int rl_d = dr * (V - 1), cl_d = dc * (V - 1);
+    if (vectors && r0 + rr + rl_d < R && c0 + cc + cl_d < C && (RowsFast ? rows[rr].run : cols[cc].run)) {
+      const index_t o = affine_offset(v, rows[rr], cols[cc]);
+      if (o >= 0 && o % V == 0 && affine_offset(v, rows[rr + rl_d], cols[cc + cl_d]) >= 0) {
+        *reinterpret_cast<gpu_fast::word16*>(v.data + o) = *reinterpret_cast<const gpu_fast::word16*>(src);
+        continue;
+      }
+    }
+    TG_UNROLL for (int t = 0; t < V; ++t) {
+      const int r = rr + dr * t, c = cc + dc * t;
+      const index_t o = r0 + r < R && c0 + c < C ? affine_offset(v, rows[r], cols[c]) : -1;
+      if (o >= 0) v.data[o] = src[t];
+    }
+  }
+}
+
 struct launch_args {
   int splits;
-  operand_mode a, b;
+  operand_mode a, b, c;
   const void *a_ks, *b_ks;  // the k entries of A and B, [batch][k_stride] (k_entries_kernel)
   index_t k_stride;
   split_k_mode mode;
@@ -146,8 +175,8 @@ inline constexpr bool ldmatrix_fragments =
 
 // The shared memory of one block, carved from the dynamic allocation: Stages tiles of A and B, the
 // affine_split entries of the tile rows (the k entries come from global memory, made once per launch
-// by k_entries_kernel), and after the main loop, in the space of the tiles, the entries of the C
-// tile's rows and columns.
+// by k_entries_kernel), and after the main loop, in the same space, the C tile and the entries of its
+// rows and columns.
 template <class Policy, class V>
 struct smem_plan {
   using E = elem_t<decltype(V::a)>;
@@ -159,8 +188,10 @@ struct smem_plan {
   static constexpr std::size_t a_tiles = 0, b_tiles = a_tiles + sizeof(E) * S * BM * BK, tiles_end = b_tiles + sizeof(E) * S * BN * BK;
   static constexpr std::size_t a_rows = (tiles_end + 15) / 16 * 16, b_rows = a_rows + ea * (SA::on ? BM : 0);
   static constexpr std::size_t tables_end = b_rows + eb * (SB::on ? BN : 0);
-  static constexpr std::size_t c_rows = 0, c_cols = ec * (SC::on ? BM : 0), c_end = c_cols + ec * (SC::on ? BN : 0);
-  static_assert(c_end <= tiles_end, "the C tile's entries reuse the operand tiles' space");
+  using EOut = elem_t<decltype(V::c)>;
+  static constexpr std::size_t c_tile = 0, c_rows = (sizeof(EOut) * BM * BN + 15) / 16 * 16, c_cols = c_rows + ec * (SC::on ? BM : 0);
+  static constexpr std::size_t c_end = c_cols + ec * (SC::on ? BN : 0);
+  static_assert(c_end <= tables_end, "the C tile and its entries reuse the operand tiles' space");
   static constexpr std::size_t bytes = tables_end;
 };
 
@@ -295,15 +326,40 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   arch::async_wait<0>();
   __syncthreads();  // the tiles' space is reused for the C tile's entries below
 
-  // Epilogue: the C tile's row and column entries tabulated once, each element adds them.
+  // Epilogue. The C tile's row and column entries are tabulated once. A plain store (one split, the
+  // common case) stages the tile in shared memory and writes it out in 16-byte runs; accumulation and
+  // split-K partial sums go element by element from the fragments.
+  using EOut = elem_t<decltype(V::c)>;
+  constexpr int VC = 16 / sizeof(EOut);
   EC* const c_rows = reinterpret_cast<EC*>(smem + plan::c_rows);
   EC* const c_cols = reinterpret_cast<EC*>(smem + plan::c_cols);
   if constexpr (SC::on) {
-    tabulate<BM, 1>(c_rows, v.c, g, 1, m0, tid, threads);
-    tabulate<BN, 1>(c_cols, v.c, g, 2, n0, tid, threads);
-    __syncthreads();
+    tabulate<BM, VC>(c_rows, v.c, g, 1, m0, tid, threads);
+    tabulate<BN, VC>(c_cols, v.c, g, 2, n0, tid, threads);
   }
   const auto c_frag = arch::fragment_distribution<Atom>::c();
+  if constexpr (SC::on) {
+    if (la.splits == 1 && ep.op == epilogue_op::store) {
+      EOut* const ct = reinterpret_cast<EOut*>(smem + plan::c_tile);
+      const auto c_rc = smem_tile_desc<BM, BN, EOut>();
+      const auto c_cr = reorder(smem_tile_desc<BN, BM, EOut>(), seq<1, 0>{});
+      auto stage = [&](const auto& tile) {
+        TG_UNROLL for (int i = 0; i < TM; ++i)
+          TG_UNROLL for (int j = 0; j < TN; ++j)
+            TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) {
+              const auto rc = c_frag.coord(lane, e);
+              const int mm = wm * WM + i * Atom::M + static_cast<int>(rc[0]), nn = wn * WN + j * Atom::N + static_cast<int>(rc[1]);
+              ct[tile.offset({{mm, nn}})] = from_float<EOut>(ep.alpha * acc[i][j][e]);
+            }
+      };
+      if (la.c.rows_fast) stage(c_cr); else stage(c_rc);
+      __syncthreads();
+      if (la.c.rows_fast) drain_tile<true, BM, BN, threads>(ct, c_cr, v.c, m0, M, n0, N, la.c.vectors, tid, c_rows, c_cols);
+      else drain_tile<false, BM, BN, threads>(ct, c_rc, v.c, m0, M, n0, N, la.c.vectors, tid, c_rows, c_cols);
+      return;
+    }
+    __syncthreads();
+  }
   TG_UNROLL for (int i = 0; i < TM; ++i)
     TG_UNROLL for (int j = 0; j < TN; ++j)
       TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) {
@@ -325,8 +381,8 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
         if (off < 0) continue;
         if (la.splits == 1) {
           const float old = ep.op == epilogue_op::accumulate ? to_float(v.c.data[off]) : 0.0f;
-          v.c.data[off] = from_float<elem_t<decltype(V::c)>>(ep.apply(acc[i][j][e], old));
-        } else if constexpr (std::is_same_v<elem_t<decltype(V::c)>, float>) {
+          v.c.data[off] = from_float<EOut>(ep.apply(acc[i][j][e], old));
+        } else if constexpr (std::is_same_v<EOut, float>) {
           atomicAdd(&v.c.data[off], ep.alpha * acc[i][j][e]);
         }
       }
@@ -388,7 +444,7 @@ template <class Policy, class Batch>
 void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, index_t max_tiles, index_t G) {
   using V = decltype(batch.views(0));
   const V v0 = batch.views(0);
-  launch_args la{1, mode_of(v0.a), mode_of(v0.b), nullptr, nullptr, 0, pol.mode, nullptr};
+  launch_args la{1, mode_of(v0.a), mode_of(v0.b), mode_of(v0.c), nullptr, nullptr, 0, pol.mode, nullptr};
   using EA = typename affine_split<decltype(v0.a)>::entry;
   using EB = typename affine_split<decltype(v0.b)>::entry;
   for (index_t t = 0; t < batch.count(); ++t) la.k_stride = batch.views(t).k() > la.k_stride ? batch.views(t).k() : la.k_stride;

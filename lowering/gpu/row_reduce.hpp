@@ -234,7 +234,8 @@ __global__ void row_sums_finish_kernel(int R1, int R0, int slabs, const float* p
 template <class T, bool Interleaved>
 __global__ void row_affine_fast_kernel(rows3 g, T* out, const T* u, const T* v, row_coefficients k) {
   constexpr int V = gpu_fast::vec_of<T>;
-  const int units = g.R1 * g.R0 * (g.L / V);
+  // Interleaved: V divides R0 (not necessarily L); contiguous: V divides L.
+  const int units = Interleaved ? g.R1 * g.L * (g.R0 / V) : g.R1 * g.R0 * (g.L / V);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < units; i += gridDim.x * blockDim.x) {
     const int unit = units - 1 - i;
     float a[V], b[V], c[V];
