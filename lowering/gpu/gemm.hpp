@@ -75,7 +75,105 @@ struct operand_mode {
 // run flag, an aligned offset) and whose two ends are valid is one asynchronous copy: the view is
 // affine below its top stage, so the guards hold in between too. Any other piece (padding edges, tile
 // edges, strided views) is filled element by element, padding and out-of-range elements reading zero.
-// `tile` maps (row, k) to the shared offset.
+// A thread's pieces keep their tile rows for the whole main loop (k-fast: one row per piece, all at
+// the same k; rows-fast: one row run for all pieces), so their row entries and shared offsets are
+// read once into registers (init) and each k-tile only reads its k entries (fill).
+template <int Rows, int BK, int Threads, class View, class E>
+struct operand_loader {
+  using A = affine_split<View>;
+  using Entry = typename A::entry;
+  static constexpr int V = 16 / sizeof(E), pieces = Rows * BK / V, P = (pieces + Threads - 1) / Threads, NG = A::n_guards > 0 ? A::n_guards : 1;
+  static_assert(Rows % V == 0 && BK % V == 0, "tile edges must hold whole 16-byte pieces");
+  static_assert(Threads % (Rows / V) == 0 && Threads % (BK / V) == 0, "a thread's pieces share their row run / k run");
+  // Row state in registers up to two guards (2-d convolutions); with more, registers run out (the
+  // 3-d kernels spilled) and the rows are read from the shared table at each fill instead.
+  static constexpr bool cached = A::n_guards <= 2;
+  static constexpr int PC = cached ? P : 1;
+  int dst[P];         // shared offset of each piece within a stage
+  index_t off[PC];    // k-fast: each piece's row offset; rows-fast: [0] the run's first row
+  int guard[PC][NG];  // the same rows' guard coordinates
+  int last[NG];       // rows-fast: the guards of the run's last row
+  bool rows_fast, vectors, run;  // run: rows-fast, the row run is one memory run
+
+  __device__ int rr_of(int e) const { return rows_fast ? (e % (Rows / V)) * V : e / (BK / V); }
+  __device__ int kk_of(int e) const { return rows_fast ? e / (Rows / V) : (e % (BK / V)) * V; }
+
+  template <class TileKR, class TileRK>
+  __device__ void init(const TileKR& kr, const TileRK& rk, operand_mode mode, int tid, const Entry* rows) {
+    rows_fast = mode.rows_fast;
+    vectors = mode.vectors;
+    TG_UNROLL for (int p = 0; p < P; ++p) {
+      const int e = tid + p * Threads, rr = rr_of(e), kk = kk_of(e);
+      dst[p] = static_cast<int>(rows_fast ? kr.offset({{rr, kk}}) : rk.offset({{rr, kk}}));
+      if constexpr (A::on && cached) {
+        const Entry& r = rows[rows_fast || e >= pieces ? rr_of(tid) : rr];
+        off[p] = r.off;
+        TG_UNROLL for (int i = 0; i < NG; ++i) guard[p][i] = r.guard[i];
+      }
+    }
+    if constexpr (A::on) {
+      const int rr = rr_of(tid);
+      run = rows[rr].run;
+      TG_UNROLL for (int i = 0; i < NG; ++i) last[i] = rows[rr + V - 1].guard[i];
+    }
+  }
+
+  // The offset of (row state, k entry), or -1 where a guard fails.
+  __device__ index_t at(const View& v, index_t roff, const int* rg, const Entry& k) const {
+    index_t g[NG];
+    TG_UNROLL for (int i = 0; i < NG; ++i) g[i] = static_cast<index_t>(rg[i]) + k.guard[i];
+    return v.desc.chain.template guards_valid<1>(g) ? roff + k.off : -1;
+  }
+
+  __device__ void fill(E* smem, const View& v, index_t g, index_t r0, index_t R, index_t k0, index_t K, int tid, const Entry* rows,
+                       const Entry* ks) const {
+    const int dr = rows_fast ? 1 : 0, dk = 1 - dr;
+    TG_UNROLL for (int p = 0; p < P; ++p) {
+      const int e = tid + p * Threads;
+      if (pieces % Threads != 0 && e >= pieces) break;
+      const int rr = rr_of(e), kk = kk_of(e);
+      E* const out = smem + dst[p];
+      if constexpr (A::on) {
+        const int rl = rr + dr * (V - 1), kl = kk + dk * (V - 1);
+        if (vectors && r0 + rl < R && k0 + kl < K && (rows_fast ? run : ks[kk].run != 0)) {
+          int g0[NG], g1[NG];  // element-wise selects: no run-time index into the arrays (they stay in registers)
+          index_t o0;
+          if constexpr (cached) {
+            TG_UNROLL for (int i = 0; i < NG; ++i) {
+              g0[i] = rows_fast ? guard[0][i] : guard[p][i];
+              g1[i] = rows_fast ? last[i] : guard[p][i];
+            }
+            o0 = rows_fast ? off[0] : off[p];
+          } else {
+            TG_UNROLL for (int i = 0; i < NG; ++i) {
+              g0[i] = rows[rr].guard[i];
+              g1[i] = rows[rl].guard[i];
+            }
+            o0 = rows[rr].off;
+          }
+          const index_t o = at(v, o0, g0, ks[kk]);
+          if (o >= 0 && o % V == 0 && at(v, 0, g1, ks[kl]) >= 0) {
+            arch::copy16_async(out, v.data + o, true);
+            continue;
+          }
+        }
+        TG_UNROLL for (int t = 0; t < V; ++t) {
+          const int r = rr + dr * t, k = kk + dk * t;
+          const index_t o = r0 + r < R && k0 + k < K ? affine_offset(v, rows[r], ks[k]) : -1;
+          out[t] = o >= 0 ? v.data[o] : from_float<E>(0.0f);
+        }
+      } else {
+        TG_UNROLL for (int t = 0; t < V; ++t) {
+          const int r = rr + dr * t, k = kk + dk * t;
+          out[t] = r0 + r < R && k0 + k < K ? load_raw(v, g, r0 + r, k0 + k) : from_float<E>(0.0f);
+        }
+      }
+    }
+  }
+};
+
+// The same fill without per-thread state: row entries read from the shared table per piece (views
+// with more guards, whose cached row state would not fit in registers).
 template <bool RowsFast, int Rows, int BK, int Threads, class View, class Tile, class E, class Entry>
 __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, index_t g, index_t r0, index_t R, index_t k0, index_t K,
                                     bool vectors, int tid, const Entry* rows, const Entry* ks) {
@@ -249,35 +347,54 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
       TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) acc[i][j][e] = 0.0f;
 
   // Global -> shared: k-tile kt into stage st (asynchronous where the pieces allow).
+  // The loaders read the row entries: after the barrier that publishes them (before the pipeline).
+  operand_loader<BM, BK, threads, decltype(v.a), E> a_load;
+  operand_loader<BN, BK, threads, decltype(v.b), E> b_load;
   auto fill_tile = [&](int st, index_t kt) {
     E* a = As + st * BM * BK;
     E* b = Bs + st * BN * BK;
-    if (la.a.rows_fast) fill_operand<true, BM, BK, threads>(a, a_kr, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
+    if constexpr (decltype(a_load)::cached) a_load.fill(a, v.a, g, m0, M, kt * BK, K, tid, a_rows, a_ks + kt * BK);
+    else if (la.a.rows_fast) fill_operand<true, BM, BK, threads>(a, a_kr, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
     else fill_operand<false, BM, BK, threads>(a, a_rk, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
-    if (la.b.rows_fast) fill_operand<true, BN, BK, threads>(b, b_kr, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
+    if constexpr (decltype(b_load)::cached) b_load.fill(b, v.b, g, n0, N, kt * BK, K, tid, b_rows, b_ks + kt * BK);
+    else if (la.b.rows_fast) fill_operand<true, BN, BK, threads>(b, b_kr, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
     else fill_operand<false, BN, BK, threads>(b, b_rk, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
   };
+  // Each lane's ldmatrix addresses within a stage, worked out once (the swizzled tile's index
+  // arithmetic stays out of the main loop). Lane l addresses row l % 8 of 8x8 tile l / 8. A: tiles
+  // (rows +0/+8) x (k +0/+8), the four registers of an m16k16 fragment; B: tiles (k +0/+8) x
+  // (n +0/+8), two n8 fragments.
+  constexpr int KS = BK / Atom::K;
+  int a_ld[ldmatrix_fragments<Atom> ? TM : 1][KS], b_ld[ldmatrix_fragments<Atom> ? TN / 2 : 1][KS];
+  if constexpr (ldmatrix_fragments<Atom>) {
+    const int q = lane / 8, i8 = lane % 8;
+    TG_UNROLL for (int ks = 0; ks < KS; ++ks) {
+      TG_UNROLL for (int i = 0; i < TM; ++i) {
+        const int r = wm * WM + i * Atom::M + (q & 1) * 8, k = ks * Atom::K + (q >> 1) * 8;
+        a_ld[i][ks] = static_cast<int>(la.a.rows_fast ? a_kr.offset({{r, k + i8}}) : a_rk.offset({{r + i8, k}}));
+      }
+      TG_UNROLL for (int j = 0; j < TN; j += 2) {
+        const int n = wn * WN + j * Atom::N + (q >> 1) * 8, k = ks * Atom::K + (q & 1) * 8;
+        b_ld[j / 2][ks] = static_cast<int>(la.b.rows_fast ? b_kr.offset({{n, k + i8}}) : b_rk.offset({{n + i8, k}}));
+      }
+    }
+  }
   // Shared -> fragments -> matrix cores, for the k-tile in stage st.
   auto compute = [&](int st) {
     const E* a = As + st * BM * BK;
     const E* b = Bs + st * BN * BK;
     if constexpr (ldmatrix_fragments<Atom>) {
 #if defined(TG_NV_LDMATRIX)
-      // Lane l addresses row l % 8 of 8x8 tile l / 8. A: tiles (rows +0/+8) x (k +0/+8), giving the
-      // four registers of an m16k16 fragment; B: tiles (k +0/+8) x (n +0/+8), two n8 fragments.
-      const int q = lane / 8, i8 = lane % 8;
       TG_UNROLL for (int ks = 0; ks < BK; ks += Atom::K) {
         std::uint32_t fa[TM][4], fb[TN][2];
         TG_UNROLL for (int i = 0; i < TM; ++i) {
-          const int r = wm * WM + i * Atom::M + (q & 1) * 8, k = ks + (q >> 1) * 8;
-          if (la.a.rows_fast) arch::ldmatrix_x4<true>(fa[i], a + a_kr.offset({{r, k + i8}}));
-          else arch::ldmatrix_x4<false>(fa[i], a + a_rk.offset({{r + i8, k}}));
+          if (la.a.rows_fast) arch::ldmatrix_x4<true>(fa[i], a + a_ld[i][ks / Atom::K]);
+          else arch::ldmatrix_x4<false>(fa[i], a + a_ld[i][ks / Atom::K]);
         }
         TG_UNROLL for (int j = 0; j < TN; j += 2) {
-          const int n = wn * WN + j * Atom::N + (q >> 1) * 8, k = ks + (q & 1) * 8;
           std::uint32_t r4[4];
-          if (la.b.rows_fast) arch::ldmatrix_x4<true>(r4, b + b_kr.offset({{n, k + i8}}));
-          else arch::ldmatrix_x4<false>(r4, b + b_rk.offset({{n + i8, k}}));
+          if (la.b.rows_fast) arch::ldmatrix_x4<true>(r4, b + b_ld[j / 2][ks / Atom::K]);
+          else arch::ldmatrix_x4<false>(r4, b + b_ld[j / 2][ks / Atom::K]);
           fb[j][0] = r4[0]; fb[j][1] = r4[1]; fb[j + 1][0] = r4[2]; fb[j + 1][1] = r4[3];
         }
         TG_UNROLL for (int i = 0; i < TM; ++i)
@@ -312,6 +429,8 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   // one copy group (possibly empty), so "all but S-2 groups done" means tile kt is in.
   const index_t nk = kt1 - kt0;
   __syncthreads();  // the row entries
+  if constexpr (decltype(a_load)::cached) a_load.init(a_kr, a_rk, la.a, tid, a_rows);
+  if constexpr (decltype(b_load)::cached) b_load.init(b_kr, b_rk, la.b, tid, b_rows);
   for (int st = 0; st < S - 1; ++st) {
     if (st < nk) fill_tile(st, kt0 + st);
     arch::async_commit();
@@ -319,9 +438,13 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   for (index_t i = 0; i < nk; ++i) {
     arch::async_wait<S - 2>();
     __syncthreads();
+#if !defined(TG_EXP_NOFILL)
     if (i + S - 1 < nk) fill_tile(static_cast<int>((i + S - 1) % S), kt0 + i + S - 1);
+#endif
     arch::async_commit();
+#if !defined(TG_EXP_NOMMA)
     compute(static_cast<int>(i % S));
+#endif
   }
   arch::async_wait<0>();
   __syncthreads();  // the tiles' space is reused for the C tile's entries below
