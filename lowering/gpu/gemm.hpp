@@ -75,105 +75,8 @@ struct operand_mode {
 // run flag, an aligned offset) and whose two ends are valid is one asynchronous copy: the view is
 // affine below its top stage, so the guards hold in between too. Any other piece (padding edges, tile
 // edges, strided views) is filled element by element, padding and out-of-range elements reading zero.
-// A thread's pieces keep their tile rows for the whole main loop (k-fast: one row per piece, all at
-// the same k; rows-fast: one row run for all pieces), so their row entries and shared offsets are
-// read once into registers (init) and each k-tile only reads its k entries (fill).
-template <int Rows, int BK, int Threads, class View, class E>
-struct operand_loader {
-  using A = affine_split<View>;
-  using Entry = typename A::entry;
-  static constexpr int V = 16 / sizeof(E), pieces = Rows * BK / V, P = (pieces + Threads - 1) / Threads, NG = A::n_guards > 0 ? A::n_guards : 1;
-  static_assert(Rows % V == 0 && BK % V == 0, "tile edges must hold whole 16-byte pieces");
-  static_assert(Threads % (Rows / V) == 0 && Threads % (BK / V) == 0, "a thread's pieces share their row run / k run");
-  // Row state in registers up to two guards (2-d convolutions); with more, registers run out (the
-  // 3-d kernels spilled) and the rows are read from the shared table at each fill instead.
-  static constexpr bool cached = A::n_guards <= 2;
-  static constexpr int PC = cached ? P : 1;
-  int dst[P];         // shared offset of each piece within a stage
-  index_t off[PC];    // k-fast: each piece's row offset; rows-fast: [0] the run's first row
-  int guard[PC][NG];  // the same rows' guard coordinates
-  int last[NG];       // rows-fast: the guards of the run's last row
-  bool rows_fast, vectors, run;  // run: rows-fast, the row run is one memory run
-
-  __device__ int rr_of(int e) const { return rows_fast ? (e % (Rows / V)) * V : e / (BK / V); }
-  __device__ int kk_of(int e) const { return rows_fast ? e / (Rows / V) : (e % (BK / V)) * V; }
-
-  template <class TileKR, class TileRK>
-  __device__ void init(const TileKR& kr, const TileRK& rk, operand_mode mode, int tid, const Entry* rows) {
-    rows_fast = mode.rows_fast;
-    vectors = mode.vectors;
-    TG_UNROLL for (int p = 0; p < P; ++p) {
-      const int e = tid + p * Threads, rr = rr_of(e), kk = kk_of(e);
-      dst[p] = static_cast<int>(rows_fast ? kr.offset({{rr, kk}}) : rk.offset({{rr, kk}}));
-      if constexpr (A::on && cached) {
-        const Entry& r = rows[rows_fast || e >= pieces ? rr_of(tid) : rr];
-        off[p] = r.off;
-        TG_UNROLL for (int i = 0; i < NG; ++i) guard[p][i] = r.guard[i];
-      }
-    }
-    if constexpr (A::on) {
-      const int rr = rr_of(tid);
-      run = rows[rr].run;
-      TG_UNROLL for (int i = 0; i < NG; ++i) last[i] = rows[rr + V - 1].guard[i];
-    }
-  }
-
-  // The offset of (row state, k entry), or -1 where a guard fails.
-  __device__ index_t at(const View& v, index_t roff, const int* rg, const Entry& k) const {
-    index_t g[NG];
-    TG_UNROLL for (int i = 0; i < NG; ++i) g[i] = static_cast<index_t>(rg[i]) + k.guard[i];
-    return v.desc.chain.template guards_valid<1>(g) ? roff + k.off : -1;
-  }
-
-  __device__ void fill(E* smem, const View& v, index_t g, index_t r0, index_t R, index_t k0, index_t K, int tid, const Entry* rows,
-                       const Entry* ks) const {
-    const int dr = rows_fast ? 1 : 0, dk = 1 - dr;
-    TG_UNROLL for (int p = 0; p < P; ++p) {
-      const int e = tid + p * Threads;
-      if (pieces % Threads != 0 && e >= pieces) break;
-      const int rr = rr_of(e), kk = kk_of(e);
-      E* const out = smem + dst[p];
-      if constexpr (A::on) {
-        const int rl = rr + dr * (V - 1), kl = kk + dk * (V - 1);
-        if (vectors && r0 + rl < R && k0 + kl < K && (rows_fast ? run : ks[kk].run != 0)) {
-          int g0[NG], g1[NG];  // element-wise selects: no run-time index into the arrays (they stay in registers)
-          index_t o0;
-          if constexpr (cached) {
-            TG_UNROLL for (int i = 0; i < NG; ++i) {
-              g0[i] = rows_fast ? guard[0][i] : guard[p][i];
-              g1[i] = rows_fast ? last[i] : guard[p][i];
-            }
-            o0 = rows_fast ? off[0] : off[p];
-          } else {
-            TG_UNROLL for (int i = 0; i < NG; ++i) {
-              g0[i] = rows[rr].guard[i];
-              g1[i] = rows[rl].guard[i];
-            }
-            o0 = rows[rr].off;
-          }
-          const index_t o = at(v, o0, g0, ks[kk]);
-          if (o >= 0 && o % V == 0 && at(v, 0, g1, ks[kl]) >= 0) {
-            arch::copy16_async(out, v.data + o, true);
-            continue;
-          }
-        }
-        TG_UNROLL for (int t = 0; t < V; ++t) {
-          const int r = rr + dr * t, k = kk + dk * t;
-          const index_t o = r0 + r < R && k0 + k < K ? affine_offset(v, rows[r], ks[k]) : -1;
-          out[t] = o >= 0 ? v.data[o] : from_float<E>(0.0f);
-        }
-      } else {
-        TG_UNROLL for (int t = 0; t < V; ++t) {
-          const int r = rr + dr * t, k = kk + dk * t;
-          out[t] = r0 + r < R && k0 + k < K ? load_raw(v, g, r0 + r, k0 + k) : from_float<E>(0.0f);
-        }
-      }
-    }
-  }
-};
-
-// The same fill without per-thread state: row entries read from the shared table per piece (views
-// with more guards, whose cached row state would not fit in registers).
+// `tile` maps (row, k) to the shared offset. (Keeping each thread's row entries in registers across
+// the main loop measured slower: performance.md v13.)
 template <bool RowsFast, int Rows, int BK, int Threads, class View, class Tile, class E, class Entry>
 __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, index_t g, index_t r0, index_t R, index_t k0, index_t K,
                                     bool vectors, int tid, const Entry* rows, const Entry* ks) {
@@ -347,17 +250,12 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
       TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) acc[i][j][e] = 0.0f;
 
   // Global -> shared: k-tile kt into stage st (asynchronous where the pieces allow).
-  // The loaders read the row entries: after the barrier that publishes them (before the pipeline).
-  operand_loader<BM, BK, threads, decltype(v.a), E> a_load;
-  operand_loader<BN, BK, threads, decltype(v.b), E> b_load;
   auto fill_tile = [&](int st, index_t kt) {
     E* a = As + st * BM * BK;
     E* b = Bs + st * BN * BK;
-    if constexpr (decltype(a_load)::cached) a_load.fill(a, v.a, g, m0, M, kt * BK, K, tid, a_rows, a_ks + kt * BK);
-    else if (la.a.rows_fast) fill_operand<true, BM, BK, threads>(a, a_kr, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
+    if (la.a.rows_fast) fill_operand<true, BM, BK, threads>(a, a_kr, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
     else fill_operand<false, BM, BK, threads>(a, a_rk, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
-    if constexpr (decltype(b_load)::cached) b_load.fill(b, v.b, g, n0, N, kt * BK, K, tid, b_rows, b_ks + kt * BK);
-    else if (la.b.rows_fast) fill_operand<true, BN, BK, threads>(b, b_kr, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
+    if (la.b.rows_fast) fill_operand<true, BN, BK, threads>(b, b_kr, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
     else fill_operand<false, BN, BK, threads>(b, b_rk, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
   };
   // Each lane's ldmatrix addresses within a stage, worked out once (the swizzled tile's index
@@ -429,8 +327,6 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   // one copy group (possibly empty), so "all but S-2 groups done" means tile kt is in.
   const index_t nk = kt1 - kt0;
   __syncthreads();  // the row entries
-  if constexpr (decltype(a_load)::cached) a_load.init(a_kr, a_rk, la.a, tid, a_rows);
-  if constexpr (decltype(b_load)::cached) b_load.init(b_kr, b_rk, la.b, tid, b_rows);
   for (int st = 0; st < S - 1; ++st) {
     if (st < nk) fill_tile(st, kt0 + st);
     arch::async_commit();
