@@ -11,6 +11,7 @@
 // row_sums read last (still in L2).
 #pragma once
 #include <cstdint>
+#include "arch/convert.hpp"
 #include "lowering/gpu/backend.hpp"
 #include "lowering/gpu/order.hpp"
 #include "lowering/gpu/split_view.hpp"
@@ -162,8 +163,8 @@ __global__ void __launch_bounds__(fast_block) row_sums_contiguous_kernel(rows3 g
     const auto uu = gpu_fast::load_pack<T, V>(u + base + q);
     const auto vv = gpu_fast::load_pack<T, V>(v + base + q);
     TG_UNROLL for (int k = 0; k < V; ++k) {
-      const float y = to_float(vv.v[k]) - sh;
-      d += (to_float(uu.v[k]) - sh) * y;
+      const float y = arch::cvt_to_float(vv.v[k]) - sh;
+      d += (arch::cvt_to_float(uu.v[k]) - sh) * y;
       s += y;
     }
   }
@@ -196,8 +197,8 @@ __global__ void __launch_bounds__(block) row_sums_interleaved_kernel(rows3 g, in
       const auto uu = gpu_fast::load_pack<T, V>(pu + l * g.sl);
       const auto vv = gpu_fast::load_pack<T, V>(pv + l * g.sl);
       TG_UNROLL for (int k = 0; k < V; ++k) {
-        const float y = to_float(vv.v[k]) - sh[k];
-        d[k] += (to_float(uu.v[k]) - sh[k]) * y;
+        const float y = arch::cvt_to_float(vv.v[k]) - sh[k];
+        d[k] += (arch::cvt_to_float(uu.v[k]) - sh[k]) * y;
         s[k] += y;
       }
     }
@@ -253,7 +254,7 @@ __global__ void row_affine_fast_kernel(rows3 g, T* out, const T* u, const T* v, 
     }
     const auto uu = gpu_fast::load_pack<T, V>(u + off), vv = gpu_fast::load_pack<T, V>(v + off);
     gpu_fast::pack<T, V> o;
-    TG_UNROLL for (int e = 0; e < V; ++e) o.v[e] = from_float<T>(a[e] * to_float(uu.v[e]) + b[e] * to_float(vv.v[e]) + c[e]);
+    TG_UNROLL for (int e = 0; e < V; ++e) o.v[e] = arch::cvt_from_float<T>(a[e] * arch::cvt_to_float(uu.v[e]) + b[e] * arch::cvt_to_float(vv.v[e]) + c[e]);
     gpu_fast::store_pack<T, V>(out + off, o);
   }
 }

@@ -7,6 +7,7 @@
 // (channels-first). They visit the windows of an element in gather_one's order.
 #pragma once
 #include <cstdint>
+#include "arch/convert.hpp"
 #include "lowering/gpu/backend.hpp"
 #include "lowering/gpu/order.hpp"
 #include "lowering/gpu/strided.hpp"
@@ -110,18 +111,22 @@ struct fast_mean {
   bool include_pad;
   float inv_volume;
   int in[ND], win[ND], stride[ND], dilation[ND], pad_l[ND];
+  // Taps of window o along dimension d that lie inside the input.
+  __device__ int valid_taps(int d, int o) const {
+    int valid = 0;
+    for (int k = 0; k < win[d]; ++k) {
+      const int hi = o * stride[d] + k * dilation[d] - pad_l[d];
+      valid += (hi >= 0 && hi < in[d]) ? 1 : 0;
+    }
+    return valid;
+  }
+  // The weight from the divisor: the product of the dimensions' valid taps (or the window volume).
+  __device__ float weight_of(int div) const { return include_pad ? inv_volume : div > 0 ? 1.0f / static_cast<float>(div) : 0.0f; }
   __device__ float weight(const int (&ho)[ND]) const {
     if (include_pad) return inv_volume;
     int div = 1;
-    TG_UNROLL for (int d = 0; d < ND; ++d) {
-      int valid = 0;
-      for (int k = 0; k < win[d]; ++k) {
-        const int hi = ho[d] * stride[d] + k * dilation[d] - pad_l[d];
-        valid += (hi >= 0 && hi < in[d]) ? 1 : 0;
-      }
-      div *= valid;
-    }
-    return div > 0 ? 1.0f / static_cast<float>(div) : 0.0f;
+    TG_UNROLL for (int d = 0; d < ND; ++d) div *= valid_taps(d, ho[d]);
+    return weight_of(div);
   }
 };
 
@@ -171,14 +176,14 @@ __global__ void gather_channels_last_kernel(fast_geometry<ND> g, col2im<ND> c2, 
       const auto y = gpu_fast::load_pack<T, V>(dy + o);
       if constexpr (std::is_same_v<FR, fast_index>) {
         const auto id = gpu_fast::load_pack<std::int32_t, V>(route.idx + o);
-        TG_UNROLL for (int v = 0; v < V; ++v) if (id.v[v] == flat) acc[v] += to_float(y.v[v]);
+        TG_UNROLL for (int v = 0; v < V; ++v) if (id.v[v] == flat) acc[v] += arch::cvt_to_float(y.v[v]);
       } else {
         const float w = route.weight(ho);
-        if (w != 0.0f) TG_UNROLL for (int v = 0; v < V; ++v) acc[v] += to_float(y.v[v]) * w;
+        if (w != 0.0f) TG_UNROLL for (int v = 0; v < V; ++v) acc[v] += arch::cvt_to_float(y.v[v]) * w;
       }
     });
     gpu_fast::pack<T, V> r;
-    TG_UNROLL for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(acc[v]);
+    TG_UNROLL for (int v = 0; v < V; ++v) r.v[v] = arch::cvt_from_float<T>(acc[v]);
     gpu_fast::store_pack<T, V>(dx + dx_off, r);
   }
 }
@@ -220,17 +225,145 @@ __global__ void gather_rows_kernel(fast_geometry<ND> g, col2im<ND> c2, const T* 
           if (h < 0 || h >= g.out[L]) continue;
           const int oo = o + h * g.dy_s[L];
           if constexpr (std::is_same_v<FR, fast_index>) {
-            if (route.idx[oo] == flat + v) acc[v] += to_float(dy[oo]);
+            if (route.idx[oo] == flat + v) acc[v] += arch::cvt_to_float(dy[oo]);
           } else {
             ho[L] = h;
             const float w = route.weight(ho);
-            if (w != 0.0f) acc[v] += to_float(dy[oo]) * w;
+            if (w != 0.0f) acc[v] += arch::cvt_to_float(dy[oo]) * w;
           }
         }
       }
     });
     gpu_fast::pack<T, V> r;
-    TG_UNROLL for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(acc[v]);
+    TG_UNROLL for (int v = 0; v < V; ++v) r.v[v] = arch::cvt_from_float<T>(acc[v]);
+    gpu_fast::store_pack<T, V>(dx + dx_off, r);
+  }
+}
+
+// Mean route at stride 1 (3 spatial dimensions): dx is a box sum of dy * weight, which is separable.
+// A block owns CT channels x TH x TW positions of (h, w) for one n and walks a chunk of d: every dy
+// plane is staged once in shared memory with its halo (scaled by its window's weight, zero outside
+// dy), summed along w, then along h into a ring of the last R = span_d planes; each dx plane is the
+// sum of its win_d ring planes. Per dx element: ~1 dy load and conversion, 3 * win adds, instead of
+// win^3 loads. Thread t = (h, w, c), c fastest; the staged plane is [y][x][c] (y < TH + halo_h).
+struct box_tiles {
+  int CT, TH, TW, halo_h, halo_w, ring, chunk;
+  int tiles_c, tiles_h, tiles_w, chunks;
+  TG_HD int staged() const { return (TH + halo_h) * (TW + halo_w) * CT; }
+};
+constexpr int box_max_ring = 8, box_loads = 4;  // staged plane: at most box_loads elements per thread
+
+template <class T>
+__global__ void mean_box_kernel(fast_geometry<3> g, fast_mean<3> m, box_tiles b, const T* dy, T* dx) {
+  extern __shared__ float box_smem[];
+  const int nthreads = b.CT * b.TH * b.TW, SW = b.TW + b.halo_w, E = b.staged();
+  float* P = box_smem;                            // staged dy plane [TH + halo_h][TW + halo_w][CT]
+  float* Q = P + E;                               // summed along w  [TH + halo_h][TW][CT]
+  float* ring = Q + (b.TH + b.halo_h) * b.TW * b.CT;  // summed along w and h, [R][thread]
+  const int t = threadIdx.x, c = t % b.CT, w = t / b.CT % b.TW, h = t / (b.CT * b.TW);
+  int blk = blockIdx.x;
+  const int chunk = blk % b.chunks; blk /= b.chunks;
+  const int tw = blk % b.tiles_w; blk /= b.tiles_w;
+  const int th = blk % b.tiles_h; blk /= b.tiles_h;
+  const int tc = blk % b.tiles_c, n = blk / b.tiles_c;
+  const int c0 = tc * b.CT, h0 = th * b.TH, w0 = tw * b.TW;
+  // The staged elements of this thread: dy offset within a plane (-1: outside dy) and (h, w) weight part.
+  int off[box_loads], div_hw[box_loads];
+  TG_UNROLL for (int j = 0; j < box_loads; ++j) {
+    const int e = t + j * nthreads, k = e % b.CT, x = e / b.CT % SW, y = e / (b.CT * SW);
+    const int oh = h0 + m.pad_l[1] - b.halo_h + y, ow = w0 + m.pad_l[2] - b.halo_w + x;
+    const bool in = e < E && c0 + k < g.C && oh >= 0 && oh < g.out[1] && ow >= 0 && ow < g.out[2];
+    off[j] = in ? n * g.dy_n + (c0 + k) * g.dy_c + oh * g.dy_s[1] + ow * g.dy_s[2] : -1;
+    div_hw[j] = in ? m.valid_taps(1, oh) * m.valid_taps(2, ow) : 0;
+  }
+  const int d0 = chunk * b.chunk, d1 = min(g.in[0], d0 + b.chunk);
+  const int first = d0 + m.pad_l[0] - (b.ring - 1), last = d1 + m.pad_l[0];  // dy planes [first, last)
+  const bool store = c0 + c < g.C && h0 + h < g.in[1] && w0 + w < g.in[2];
+  const int dx_off = n * g.dx_n + (c0 + c) * g.dx_c + (h0 + h) * g.dx_s[1] + (w0 + w) * g.dx_s[2];
+  int slot = 0;
+  for (int p = first; p < last; ++p) {
+    float s = 0.0f;
+    if (p >= 0 && p < g.out[0]) {  // the same for the whole block: the barriers are uniform
+      const int dd = m.valid_taps(0, p);
+      TG_UNROLL for (int j = 0; j < box_loads; ++j) {
+        const int e = t + j * nthreads;
+        if (e < E) P[e] = off[j] >= 0 ? arch::cvt_to_float(dy[off[j] + p * g.dy_s[0]]) * m.weight_of(dd * div_hw[j]) : 0.0f;
+      }
+      __syncthreads();
+      for (int y = h; y < b.TH + b.halo_h; y += b.TH) {
+        float a = 0.0f;
+        for (int k = 0; k < m.win[2]; ++k) a += P[(y * SW + w + k * m.dilation[2]) * b.CT + c];
+        Q[(y * b.TW + w) * b.CT + c] = a;
+      }
+      __syncthreads();
+      for (int k = 0; k < m.win[1]; ++k) s += Q[((h + k * m.dilation[1]) * b.TW + w) * b.CT + c];
+    }
+    ring[slot * nthreads + t] = s;  // only this thread reads it back: no barrier
+    if (p >= d0 + m.pad_l[0]) {    // dx plane p - pad_d is complete: planes p, p - dil, ...
+      float acc = 0.0f;
+      for (int k = 0; k < m.win[0]; ++k) {
+        const int r = slot - k * m.dilation[0];
+        acc += ring[(r < 0 ? r + b.ring : r) * nthreads + t];
+      }
+      if (store) dx[dx_off + (p - m.pad_l[0]) * g.dx_s[0]] = arch::cvt_from_float<T>(acc);
+    }
+    slot = slot + 1 == b.ring ? 0 : slot + 1;
+  }
+}
+
+// Mean route with windows that do not overlap (stride >= window, dilation 1, every dimension): each
+// dx element lies in at most one window, found by one division per dimension. A thread per 16 bytes
+// of dx: V channels (channels-last, one 16-byte dy load) or V positions along the last dimension
+// (channels-first, a running (window, tap) pair instead of a division per element).
+template <int ND>
+__device__ inline bool single_window(const fast_geometry<ND>& g, const fast_mean<ND>& m, int d, int hi, int& o) {
+  const int t = hi + m.pad_l[d];
+  o = t / m.stride[d];
+  return t - o * m.stride[d] < m.win[d] && o < g.out[d];
+}
+template <int ND, class T, bool ChannelsLast>
+__global__ void mean_single_kernel(fast_geometry<ND> g, fast_mean<ND> m, const T* dy, T* dx) {
+  constexpr int V = gpu_fast::vec_of<T>;
+  constexpr int L = ChannelsLast ? ND : ND - 1;  // spatial dimensions with one window per thread
+  const int lanes = ChannelsLast ? g.C / V : g.in[ND - 1] / V;
+  int units = g.N * lanes * (ChannelsLast ? 1 : g.C);
+  TG_UNROLL for (int d = 0; d < L; ++d) units *= g.in[d];
+  for (int u = blockIdx.x * blockDim.x + threadIdx.x; u < units; u += gridDim.x * blockDim.x) {
+    int rest = u / lanes;
+    const int lane = (u - rest * lanes) * V;
+    int hi[ND];
+    TG_UNROLL for (int d = L - 1; d >= 0; --d) { const int q = rest / g.in[d]; hi[d] = rest - q * g.in[d]; rest = q; }
+    int n = rest, c = lane;
+    if constexpr (!ChannelsLast) { n = rest / g.C; c = rest - n * g.C; hi[ND - 1] = lane; }
+    int dx_off = n * g.dx_n + c * g.dx_c, dy_off = n * g.dy_n + c * g.dy_c, div = 1;
+    bool inside = true;
+    TG_UNROLL for (int d = 0; d < ND; ++d) dx_off += hi[d] * g.dx_s[d];
+    TG_UNROLL for (int d = 0; d < L; ++d) {
+      int o = 0;
+      inside = inside && single_window(g, m, d, hi[d], o);
+      dy_off += o * g.dy_s[d];
+      div *= m.valid_taps(d, o);
+    }
+    gpu_fast::pack<T, V> r;
+    if constexpr (ChannelsLast) {
+      const float w = m.weight_of(div);
+      if (inside) {
+        const auto y = gpu_fast::load_pack<T, V>(dy + dy_off);
+        TG_UNROLL for (int v = 0; v < V; ++v) r.v[v] = arch::cvt_from_float<T>(arch::cvt_to_float(y.v[v]) * w);
+      } else {
+        TG_UNROLL for (int v = 0; v < V; ++v) r.v[v] = arch::cvt_from_float<T>(0.0f);
+      }
+    } else {
+      constexpr int D = ND - 1;
+      const int t0 = lane + m.pad_l[D];
+      int o = t0 / m.stride[D], k = t0 - o * m.stride[D];
+      TG_UNROLL for (int v = 0; v < V; ++v) {
+        float x = 0.0f;
+        if (inside && k < m.win[D] && o < g.out[D]) x = arch::cvt_to_float(dy[dy_off + o * g.dy_s[D]]) * m.weight_of(div * m.valid_taps(D, o));
+        r.v[v] = arch::cvt_from_float<T>(x);
+        if (++k == m.stride[D]) { k = 0; ++o; }
+      }
+    }
     gpu_fast::store_pack<T, V>(dx + dx_off, r);
   }
 }
@@ -274,6 +407,41 @@ struct fast_route_of<ND, mean_route<ND>> {
   }
 };
 
+// The box-sum path: stride 1, a ring of at most box_max_ring planes, a staged plane of at most
+// box_loads elements per thread. Tiles: CT channels (channels-last) or TW positions along w
+// (channels-first) adjacent in memory, 256 threads; chunks of d split the work when the tiles are few.
+template <class T>
+bool try_mean_box(gpu_backend& be, const fast_geometry<3>& g, const fast_mean<3>& m, const T* dy, T* dx) {
+  for (int d = 0; d < 3; ++d) if (m.stride[d] != 1) return false;
+  box_tiles b{};
+  b.ring = (m.win[0] - 1) * m.dilation[0] + 1;
+  b.halo_h = (m.win[1] - 1) * m.dilation[1];
+  b.halo_w = (m.win[2] - 1) * m.dilation[2];
+  if (b.ring > box_max_ring) return false;
+  const bool cl = g.dx_c == 1;
+  b.CT = cl ? (g.C < 16 ? g.C : 16) : 1;
+  b.TW = 1;
+  b.TH = 1;
+  while (b.TW < g.in[2] && b.TW < (cl ? 4 : 32) && b.CT * b.TW * 2 <= 256) b.TW *= 2;
+  while (b.TH < g.in[1] && b.CT * b.TW * b.TH * 2 <= 256) b.TH *= 2;
+  const int threads = b.CT * b.TW * b.TH;
+  if (b.staged() > box_loads * threads) return false;
+  b.tiles_c = (g.C + b.CT - 1) / b.CT;
+  b.tiles_h = (g.in[1] + b.TH - 1) / b.TH;
+  b.tiles_w = (g.in[2] + b.TW - 1) / b.TW;
+  // Chunks of d for ~8 blocks per processor, each at least 2 * ring planes long (its prologue reads ring - 1 extra planes).
+  const index_t base = static_cast<index_t>(g.N) * b.tiles_c * b.tiles_h * b.tiles_w;
+  const index_t want = (8 * static_cast<index_t>(be.processors()) + base - 1) / base, most = g.in[0] / (2 * b.ring) > 1 ? g.in[0] / (2 * b.ring) : 1;
+  b.chunks = static_cast<int>(want < most ? want : most);
+  b.chunk = (g.in[0] + b.chunks - 1) / b.chunks;
+  b.chunks = (g.in[0] + b.chunk - 1) / b.chunk;
+  const index_t blocks = base * b.chunks;
+  if (blocks >= (index_t{1} << 31)) return false;
+  const unsigned smem = static_cast<unsigned>(sizeof(float) * (b.staged() + (b.TH + b.halo_h) * b.TW * b.CT + b.ring * threads));
+  TG_LAUNCH((mean_box_kernel<T>), static_cast<unsigned>(blocks), static_cast<unsigned>(threads), smem, be.stream, g, m, b, dy, dx);
+  return true;
+}
+
 // Launches a fast kernel when the views allow one; false: the caller runs the generic kernel.
 template <int ND, class DyView, class DxView, class Route>
 bool try_fast_gather(gpu_backend& be, const window_geometry<ND>& wg, const DyView& dy, const DxView& dx, const Route& route) {
@@ -301,24 +469,42 @@ bool try_fast_gather(gpu_backend& be, const window_geometry<ND>& wg, const DyVie
       total *= wg[d].in;
     }
     g.dx_n = sx.s[0]; g.dx_c = sx.s[1]; g.dy_n = sy.s[0]; g.dy_c = sy.s[1];
-    if (entries > max_table || total >= (index_t{1} << 31) || total == 0) return false;
+    if (total >= (index_t{1} << 31) || total == 0) return false;
     // Every 16-byte access must stay aligned: the base pointers, and every stride it moves by.
     auto multiple = [&](const int* s, int k) { bool ok = true; for (int i = 0; i < k; ++i) ok = ok && s[i] % V == 0; return ok; };
-    bool index_aligned = true;
-    if constexpr (std::is_same_v<typename FRo::type, fast_index>) index_aligned = gpu_fast::aligned16(fr.idx);
-    const unsigned smem = static_cast<unsigned>(entries * sizeof(line32));
     const unsigned block = 256;
     auto grid = [&](index_t units) {
       const index_t want = (units + block - 1) / block, cap = static_cast<index_t>(be.processors()) * 8;
       return static_cast<unsigned>(want < cap ? want : cap);
     };
-    if (g.dx_c == 1 && g.dy_c == 1 && g.C % V == 0 && gpu_fast::aligned16(dx.data) && gpu_fast::aligned16(dy.data) && index_aligned &&
-        g.dx_n % V == 0 && g.dy_n % V == 0 && multiple(g.dx_s, ND) && multiple(g.dy_s, ND)) {
+    const bool cl_aligned = g.dx_c == 1 && g.dy_c == 1 && g.C % V == 0 && gpu_fast::aligned16(dx.data) && gpu_fast::aligned16(dy.data) &&
+                            g.dx_n % V == 0 && g.dy_n % V == 0 && multiple(g.dx_s, ND) && multiple(g.dy_s, ND);
+    const bool rows_aligned = g.dx_s[ND - 1] == 1 && g.in[ND - 1] % V == 0 && gpu_fast::aligned16(dx.data) && g.dx_n % V == 0 &&
+                              g.dx_c % V == 0 && multiple(g.dx_s, ND - 1);
+    if constexpr (std::is_same_v<typename FRo::type, fast_mean<ND>>) {
+      bool single = true;
+      for (int d = 0; d < ND; ++d) single = single && fr.dilation[d] == 1 && fr.stride[d] >= fr.win[d];
+      if (single && cl_aligned) {
+        TG_LAUNCH((mean_single_kernel<ND, T, true>), grid(total / V), block, 0, be.stream, g, fr, dy.data, dx.data);
+        return true;
+      }
+      if (single && rows_aligned) {
+        TG_LAUNCH((mean_single_kernel<ND, T, false>), grid(total / V), block, 0, be.stream, g, fr, dy.data, dx.data);
+        return true;
+      }
+      if constexpr (ND == 3) {
+        if (try_mean_box(be, g, fr, dy.data, dx.data)) return true;
+      }
+    }
+    if (entries > max_table) return false;
+    bool index_aligned = true;
+    if constexpr (std::is_same_v<typename FRo::type, fast_index>) index_aligned = gpu_fast::aligned16(fr.idx);
+    const unsigned smem = static_cast<unsigned>(entries * sizeof(line32));
+    if (cl_aligned && index_aligned) {
       TG_LAUNCH((gather_channels_last_kernel<ND, T, typename FRo::type>), grid(total / V), block, smem, be.stream, g, c2, dy.data, dx.data, fr);
       return true;
     }
-    if (g.dx_s[ND - 1] == 1 && g.in[ND - 1] % V == 0 && gpu_fast::aligned16(dx.data) && g.dx_n % V == 0 && g.dx_c % V == 0 &&
-        multiple(g.dx_s, ND - 1)) {
+    if (rows_aligned) {
       TG_LAUNCH((gather_rows_kernel<ND, T, typename FRo::type>), grid(total / V), block, smem, be.stream, g, c2, dy.data, dx.data, fr);
       return true;
     }

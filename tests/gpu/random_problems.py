@@ -12,9 +12,13 @@ def window_ok(i, k, s, d, pl, pr, pool):
     span = d * (k - 1) + 1
     return span <= i + pl + pr and (not pool or (2 * pl <= span and 2 * pr <= span))
 
-def pool_dims(nd, vec):
+def pool_dims(nd, vec, kind="any"):
     while True:
         g = [(rng.randint(3, 19), rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 2)) for _ in range(nd)]
+        if kind == "stride1":  # the mean route's box-sum path (dilated windows up to a ring of 8 planes, else fallback)
+            g = [(i, k, 1, d) for i, k, s, d in g]
+        elif kind == "disjoint":  # windows that do not overlap: the mean route's single-window path
+            g = [(i, k, k + rng.randint(0, 1), 1) for i, k, s, d in g]
         if vec:  # a last dimension of whole 16-byte vectors: the channels-first fast path
             g[-1] = (rng.choice([8, 16]),) + g[-1][1:]
         g = [(i, k, s, d, rng.randint(0, (d * (k - 1) + 1) // 2)) for i, k, s, d in g]
@@ -31,7 +35,7 @@ def case():
         args = [rng.randint(1, 3), channels] + [x[1] for x in g] + [x[0] for x in g] + [x[2] for x in g] + [x[3] for x in g] + [x[4] for x in g]
         return args, ["--layout", rng.choice(["nchw", "nhwc"])] + (["--indices"] if rng.random() < 0.5 else []), dt
     if op == "avgpool3d_bwd":
-        g = pool_dims(3, vec)
+        g = pool_dims(3, vec, rng.choice(["any", "stride1", "disjoint"]))
         args = [rng.randint(1, 2), channels] + [x[1] for x in g] + [x[0] for x in g] + [x[2] for x in g] + [x[3] for x in g] + [x[4] for x in g] * 2
         return args, ["--layout", rng.choice(["ncdhw", "ndhwc"])] + (["--exclude-pad"] if rng.random() < 0.5 else []), dt
     if op == "groupnorm_bwd":
