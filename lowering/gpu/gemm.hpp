@@ -98,13 +98,13 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
           continue;
         }
       }
-      TG_UNROLL for (int t = 0; t < V; ++t) {
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) {  // rolled: the rare edge path, kept small
         const int r = rr + dr * t, k = kk + dk * t;
         const index_t o = r0 + r < R && k0 + k < K ? affine_offset(v, rows[r], ks[k]) : -1;
         dst[t] = o >= 0 ? v.data[o] : from_float<E>(0.0f);
       }
     } else {
-      TG_UNROLL for (int t = 0; t < V; ++t) {
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) {  // rolled: a descriptor walk per element is long
         const int r = rr + dr * t, k = kk + dk * t;
         dst[t] = r0 + r < R && k0 + k < K ? load_raw(v, g, r0 + r, k0 + k) : from_float<E>(0.0f);
       }
@@ -132,7 +132,7 @@ __device__ inline void drain_tile(const E* smem, const Tile& tile, const View& v
         continue;
       }
     }
-    TG_UNROLL for (int t = 0; t < V; ++t) {
+    _Pragma("unroll 1") for (int t = 0; t < V; ++t) {  // rolled: the rare edge path, kept small
       const int r = rr + dr * t, c = cc + dc * t;
       const index_t o = r0 + r < R && c0 + c < C ? affine_offset(v, rows[r], cols[c]) : -1;
       if (o >= 0) v.data[o] = src[t];
@@ -163,6 +163,15 @@ inline constexpr int threads_of_batch = threads_of<Policy, decltype(std::declval
 #define TG_GEMM_LAUNCH_BOUNDS(threads) __launch_bounds__((threads), 2)
 #else
 #define TG_GEMM_LAUNCH_BOUNDS(threads)  // nvcc picks registers better without a bound here (with (256, 2) it spills)
+#endif
+
+// AMD keeps every shared tile [rows][k] (rows-contiguous operands then fill element by element): one
+// fragment path, since the code of both orientations did not fit the VGPR budget of two waves per
+// SIMD (the col2im kernels spilled to scratch).
+#if defined(__HIP__)
+inline constexpr bool tile_orientations = false;
+#else
+inline constexpr bool tile_orientations = true;
 #endif
 
 // Fragments straight from shared memory by ldmatrix: NVIDIA's 16-bit atoms (m16n8k16).
@@ -229,6 +238,9 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   const auto b_rk = smem_tile_desc<BN, BK, E>();
   const auto b_kr = reorder(smem_tile_desc<BK, BN, E>(), seq<1, 0>{});
 
+  // Shared tile orientations (uniform per launch; constant false where only [rows][k] is built).
+  const bool a_rows_fast = tile_orientations && la.a.rows_fast, b_rows_fast = tile_orientations && la.b.rows_fast,
+             c_rows_fast = tile_orientations && la.c.rows_fast;
   const V v = batch.views(blockIdx.z);
   const index_t M = v.m(), N = v.n(), K = v.k(), G = v.groups();
   const index_t tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
@@ -253,9 +265,9 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   auto fill_tile = [&](int st, index_t kt) {
     E* a = As + st * BM * BK;
     E* b = Bs + st * BN * BK;
-    if (la.a.rows_fast) fill_operand<true, BM, BK, threads>(a, a_kr, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
+    if (a_rows_fast) fill_operand<true, BM, BK, threads>(a, a_kr, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
     else fill_operand<false, BM, BK, threads>(a, a_rk, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
-    if (la.b.rows_fast) fill_operand<true, BN, BK, threads>(b, b_kr, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
+    if (b_rows_fast) fill_operand<true, BN, BK, threads>(b, b_kr, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
     else fill_operand<false, BN, BK, threads>(b, b_rk, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
   };
   // Each lane's ldmatrix addresses within a stage, worked out once (the swizzled tile's index
@@ -269,11 +281,11 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     TG_UNROLL for (int ks = 0; ks < KS; ++ks) {
       TG_UNROLL for (int i = 0; i < TM; ++i) {
         const int r = wm * WM + i * Atom::M + (q & 1) * 8, k = ks * Atom::K + (q >> 1) * 8;
-        a_ld[i][ks] = static_cast<int>(la.a.rows_fast ? a_kr.offset({{r, k + i8}}) : a_rk.offset({{r + i8, k}}));
+        a_ld[i][ks] = static_cast<int>(a_rows_fast ? a_kr.offset({{r, k + i8}}) : a_rk.offset({{r + i8, k}}));
       }
       TG_UNROLL for (int j = 0; j < TN; j += 2) {
         const int n = wn * WN + j * Atom::N + (q >> 1) * 8, k = ks * Atom::K + (q & 1) * 8;
-        b_ld[j / 2][ks] = static_cast<int>(la.b.rows_fast ? b_kr.offset({{n, k + i8}}) : b_rk.offset({{n + i8, k}}));
+        b_ld[j / 2][ks] = static_cast<int>(b_rows_fast ? b_kr.offset({{n, k + i8}}) : b_rk.offset({{n + i8, k}}));
       }
     }
   }
@@ -286,12 +298,12 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
       TG_UNROLL for (int ks = 0; ks < BK; ks += Atom::K) {
         std::uint32_t fa[TM][4], fb[TN][2];
         TG_UNROLL for (int i = 0; i < TM; ++i) {
-          if (la.a.rows_fast) arch::ldmatrix_x4<true>(fa[i], a + a_ld[i][ks / Atom::K]);
+          if (a_rows_fast) arch::ldmatrix_x4<true>(fa[i], a + a_ld[i][ks / Atom::K]);
           else arch::ldmatrix_x4<false>(fa[i], a + a_ld[i][ks / Atom::K]);
         }
         TG_UNROLL for (int j = 0; j < TN; j += 2) {
           std::uint32_t r4[4];
-          if (la.b.rows_fast) arch::ldmatrix_x4<true>(r4, b + b_ld[j / 2][ks / Atom::K]);
+          if (b_rows_fast) arch::ldmatrix_x4<true>(r4, b + b_ld[j / 2][ks / Atom::K]);
           else arch::ldmatrix_x4<false>(r4, b + b_ld[j / 2][ks / Atom::K]);
           fb[j][0] = r4[0]; fb[j][1] = r4[1]; fb[j + 1][0] = r4[2]; fb[j + 1][1] = r4[3];
         }
@@ -313,7 +325,7 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
         }
       };
       // Fragments index B as (k, n).
-      const bool ar = la.a.rows_fast, br = la.b.rows_fast;
+      const bool ar = a_rows_fast, br = b_rows_fast;
       if (ar && br) run(make_view(a, a_kr), make_view(b, reorder(b_kr, seq<1, 0>{})));
       else if (ar) run(make_view(a, a_kr), make_view(b, reorder(b_rk, seq<1, 0>{})));
       else if (br) run(make_view(a, a_rk), make_view(b, reorder(b_kr, seq<1, 0>{})));
@@ -371,9 +383,9 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
               ct[tile.offset({{mm, nn}})] = from_float<EOut>(ep.alpha * acc[i][j][e]);
             }
       };
-      if (la.c.rows_fast) stage(c_cr); else stage(c_rc);
+      if (c_rows_fast) stage(c_cr); else stage(c_rc);
       __syncthreads();
-      if (la.c.rows_fast) drain_tile<true, BM, BN, threads>(ct, c_cr, v.c, m0, M, n0, N, la.c.vectors, tid, c_rows, c_cols);
+      if (c_rows_fast) drain_tile<true, BM, BN, threads>(ct, c_cr, v.c, m0, M, n0, N, la.c.vectors, tid, c_rows, c_cols);
       else drain_tile<false, BM, BN, threads>(ct, c_rc, v.c, m0, M, n0, N, la.c.vectors, tid, c_rows, c_cols);
       return;
     }

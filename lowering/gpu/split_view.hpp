@@ -56,13 +56,7 @@ namespace tg {
 // tabulate the parts per tile row and per k, then an element costs two table reads and an add per
 // guard. `run` marks an entry that starts V elements which are one run of memory at the top level:
 // they differ in one level-1 component only, by one per step, and their offsets by one per step.
-// AMD (for now): the entry state does not fit the GEMM's VGPR budget of two waves per SIMD (it
-// spilled to scratch), so AMD kernels take the plain per-element path.
-#if defined(__HIP__)
-inline constexpr bool affine_entries = false;
-#else
 inline constexpr bool affine_entries = true;
-#endif
 template <class View>
 struct affine_split {
   using chain = typename View::desc_type::adaptor_type;
