@@ -516,7 +516,8 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
 // The tile table: the schedule per problem shape, op and architecture. Entries are compile-time
 // tile shapes (each one more instantiation of the kernel); the choice is made per problem here.
 // NVIDIA (cp.async pipeline, ldmatrix fragments):
-//   big     128x128x32, 2x4 warps, 4 stages (3 for fp32): the default.
+//   main    128x128x32, 4 stages (3 for fp32): 2x2 warps for batches (backward data), 2x4 for
+//           single GEMMs (backward weight).
 //   narrow  32x64x32, 1x4 warps, 4 stages: single GEMMs with at most 32 rows (grouped and depthwise
 //           backward weight, M = K/G), where a wider tile would compute mostly padding.
 // AMD (copies through registers, 64 KiB of LDS): wide 64x64x32 with 2x2 waves of 64, and narrow
@@ -528,7 +529,10 @@ struct gemm_tile_table {
   using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 2, 2>;
 #else
   using E = gpu_gemm::elem_t<decltype(std::declval<Batch>().views(0).a)>;
-  using main = gpu_gemm::tile_policy<128, 128, 32, 2, 4, sizeof(E) == 2 ? 4 : 3>;
+  // Batches of GEMMs (col2im classes: backward data) 2x2 warps of 64x64 (half the shared-memory
+  // traffic per mma); single GEMMs (backward weight: long split-K reductions, fill-bound) 2x4 warps of
+  // 64x32, where 2x2 measured slower (performance.md v16).
+  using main = gpu_gemm::tile_policy<128, 128, 32, 2, is_single_gemm<Batch>::value ? 4 : 2, sizeof(E) == 2 ? 4 : 3>;
   using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 4, 4>;
 #endif
   static constexpr bool has_narrow = is_single_gemm<Batch>::value;
