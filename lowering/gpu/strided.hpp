@@ -39,6 +39,24 @@ strides32<Desc::rank> strides_of(const Desc& d) {
   return r;
 }
 
+// Division by a run-time divisor d >= 1 for numerators in [0, 2^31) as a multiply-high, an add and a
+// shift (Granlund-Montgomery): a hardware-less integer division costs ~20 instructions, and the fast
+// kernels split a flat index into 4-6 coordinates per thread. m = floor(2^32 (2^s - d) / d) + 1 with
+// s = ceil(log2 d); q = (hi32(n m) + n) >> s (the sum stays below 2^32 for n < 2^31).
+struct fast_div {
+  unsigned d, m;
+  int s;
+  fast_div() = default;
+  explicit fast_div(int div) : d(static_cast<unsigned>(div)), m(0), s(0) {
+    while ((std::uint64_t{1} << s) < d) ++s;
+    m = static_cast<unsigned>((((std::uint64_t{1} << s) - d) << 32) / d + 1);
+  }
+  TG_HD int div(int n) const {
+    const unsigned u = static_cast<unsigned>(n), hi = static_cast<unsigned>((static_cast<std::uint64_t>(u) * m) >> 32);
+    return static_cast<int>((hi + u) >> s);
+  }
+};
+
 // Elements per 16-byte word.
 template <class T>
 constexpr int vec_of = static_cast<int>(16 / sizeof(T));

@@ -240,109 +240,146 @@ __global__ void gather_rows_kernel(fast_geometry<ND> g, col2im<ND> c2, const T* 
   }
 }
 
-// Mean route at stride 1 (3 spatial dimensions): dx is a box sum of dy * weight, which is separable.
-// A block owns CT channels x TH x TW positions of (h, w) for one n and walks a chunk of d: every dy
-// plane is staged once in shared memory with its halo (scaled by its window's weight, zero outside
-// dy), summed along w, then along h into a ring of the last R = span_d planes; each dx plane is the
-// sum of its win_d ring planes. Per dx element: ~1 dy load and conversion, 3 * win adds, instead of
-// win^3 loads. Thread t = (h, w, c), c fastest; the staged plane is [y][x][c] (y < TH + halo_h).
-struct box_tiles {
-  int CT, TH, TW, halo_h, halo_w, ring, chunk;
-  int tiles_c, tiles_h, tiles_w, chunks;
-  TG_HD int staged() const { return (TH + halo_h) * (TW + halo_w) * CT; }
+// Mean route at stride 1 (3 spatial dimensions): dx is a box sum of dy * weight. A thread owns a
+// column of dx along d for E elements (E = V channels of a channels-last tensor in 16-byte words, or
+// one element of any strided layout, w or c fastest across threads) and walks the dy planes of its
+// chunk of d: each plane's window of (h, w) taps is summed from global memory (neighbouring threads
+// read the same lines: L1 hits), and the last R plane sums stay in a register ring that shifts by one
+// per plane; a dx plane adds its win_d ring entries. No shared memory and no barriers, so every warp
+// keeps its own loads in flight (the earlier shared-memory tile version waited on each plane's load
+// behind two block barriers, latency-bound at ~15% of the bandwidth). Fixed summation order: taps of
+// a plane in (h, w) order, then planes from the newest.
+struct box_plan {
+  int cols, chunk, chunks, ring;
+  bool cl;        // channels fastest across threads (else w)
+  unsigned taps;  // bit j: ring entry j (plane p - j) is one of the window's planes
 };
-constexpr int box_max_ring = 8, box_loads = 4;  // staged plane: at most box_loads elements per thread
-
-template <class T>
-__global__ void mean_box_kernel(fast_geometry<3> g, fast_mean<3> m, box_tiles b, const T* dy, T* dx) {
-  extern __shared__ float box_smem[];
-  const int nthreads = b.CT * b.TH * b.TW, SW = b.TW + b.halo_w, E = b.staged();
-  float* P = box_smem;                            // staged dy plane [TH + halo_h][TW + halo_w][CT]
-  float* Q = P + E;                               // summed along w  [TH + halo_h][TW][CT]
-  float* ring = Q + (b.TH + b.halo_h) * b.TW * b.CT;  // summed along w and h, [R][thread]
-  const int t = threadIdx.x, c = t % b.CT, w = t / b.CT % b.TW, h = t / (b.CT * b.TW);
-  int blk = blockIdx.x;
-  const int chunk = blk % b.chunks; blk /= b.chunks;
-  const int tw = blk % b.tiles_w; blk /= b.tiles_w;
-  const int th = blk % b.tiles_h; blk /= b.tiles_h;
-  const int tc = blk % b.tiles_c, n = blk / b.tiles_c;
-  const int c0 = tc * b.CT, h0 = th * b.TH, w0 = tw * b.TW;
-  // The staged elements of this thread: dy offset within a plane (-1: outside dy) and (h, w) weight part.
-  int off[box_loads], div_hw[box_loads];
-  TG_UNROLL for (int j = 0; j < box_loads; ++j) {
-    const int e = t + j * nthreads, k = e % b.CT, x = e / b.CT % SW, y = e / (b.CT * SW);
-    const int oh = h0 + m.pad_l[1] - b.halo_h + y, ow = w0 + m.pad_l[2] - b.halo_w + x;
-    const bool in = e < E && c0 + k < g.C && oh >= 0 && oh < g.out[1] && ow >= 0 && ow < g.out[2];
-    off[j] = in ? n * g.dy_n + (c0 + k) * g.dy_c + oh * g.dy_s[1] + ow * g.dy_s[2] : -1;
-    div_hw[j] = in ? m.valid_taps(1, oh) * m.valid_taps(2, ow) : 0;
+template <class T, int E>
+__global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_mean<3> m, box_plan b, const T* dy, T* dx) {
+  constexpr int R = E == 1 ? 8 : 4;  // ring capacity in registers (8 x 4 fp32 vectors spilled)
+  const int u = blockIdx.x * blockDim.x + threadIdx.x;
+  if (u >= b.cols * b.chunks) return;
+  const int chunk = u / b.cols;
+  int rest = u - chunk * b.cols, c, w, h;
+  if (b.cl) {
+    const int CE = g.C / E;
+    c = rest % CE * E; rest /= CE;
+    w = rest % g.in[2]; rest /= g.in[2];
+    h = rest % g.in[1]; rest /= g.in[1];
+  } else {
+    w = rest % g.in[2]; rest /= g.in[2];
+    h = rest % g.in[1]; rest /= g.in[1];
+    c = rest % g.C; rest /= g.C;
   }
+  const int n = rest;
+  const int dy_base = n * g.dy_n + c * g.dy_c, dx_base = n * g.dx_n + c * g.dx_c + h * g.dx_s[1] + w * g.dx_s[2];
   const int d0 = chunk * b.chunk, d1 = min(g.in[0], d0 + b.chunk);
-  const int first = d0 + m.pad_l[0] - (b.ring - 1), last = d1 + m.pad_l[0];  // dy planes [first, last)
-  const bool store = c0 + c < g.C && h0 + h < g.in[1] && w0 + w < g.in[2];
-  const int dx_off = n * g.dx_n + (c0 + c) * g.dx_c + (h0 + h) * g.dx_s[1] + (w0 + w) * g.dx_s[2];
-  int slot = 0;
-  for (int p = first; p < last; ++p) {
-    float s = 0.0f;
-    if (p >= 0 && p < g.out[0]) {  // the same for the whole block: the barriers are uniform
-      const int dd = m.valid_taps(0, p);
-      TG_UNROLL for (int j = 0; j < box_loads; ++j) {
-        const int e = t + j * nthreads;
-        if (e < E) P[e] = off[j] >= 0 ? arch::cvt_to_float(dy[off[j] + p * g.dy_s[0]]) * m.weight_of(dd * div_hw[j]) : 0.0f;
+  float ring[R][E] = {};
+  for (int p = d0 + m.pad_l[0] - (b.ring - 1); p < d1 + m.pad_l[0]; ++p) {  // dy planes; dx plane p - pad_d when complete
+    float s[E] = {};
+    if (p >= 0 && p < g.out[0]) {
+      const int dd = m.include_pad ? 0 : m.valid_taps(0, p), plane = dy_base + p * g.dy_s[0];
+      for (int kh = 0; kh < m.win[1]; ++kh) {
+        const int oh = h + m.pad_l[1] - kh * m.dilation[1];
+        if (oh < 0 || oh >= g.out[1]) continue;
+        for (int kw = 0; kw < m.win[2]; ++kw) {
+          const int ow = w + m.pad_l[2] - kw * m.dilation[2];
+          if (ow < 0 || ow >= g.out[2]) continue;
+          const float wt = m.include_pad ? m.inv_volume : m.weight_of(dd * m.valid_taps(1, oh) * m.valid_taps(2, ow));
+          const int o = plane + oh * g.dy_s[1] + ow * g.dy_s[2];
+          if constexpr (E == 1) {
+            s[0] += arch::cvt_to_float(dy[o]) * wt;
+          } else {
+            const auto y = gpu_fast::load_pack<T, E>(dy + o);
+            TG_UNROLL for (int e = 0; e < E; ++e) s[e] += arch::cvt_to_float(y.v[e]) * wt;
+          }
+        }
       }
-      __syncthreads();
-      for (int y = h; y < b.TH + b.halo_h; y += b.TH) {
-        float a = 0.0f;
-        for (int k = 0; k < m.win[2]; ++k) a += P[(y * SW + w + k * m.dilation[2]) * b.CT + c];
-        Q[(y * b.TW + w) * b.CT + c] = a;
-      }
-      __syncthreads();
-      for (int k = 0; k < m.win[1]; ++k) s += Q[((h + k * m.dilation[1]) * b.TW + w) * b.CT + c];
     }
-    ring[slot * nthreads + t] = s;  // only this thread reads it back: no barrier
-    if (p >= d0 + m.pad_l[0]) {    // dx plane p - pad_d is complete: planes p, p - dil, ...
-      float acc = 0.0f;
-      for (int k = 0; k < m.win[0]; ++k) {
-        const int r = slot - k * m.dilation[0];
-        acc += ring[(r < 0 ? r + b.ring : r) * nthreads + t];
+    TG_UNROLL for (int j = R - 1; j > 0; --j) TG_UNROLL for (int e = 0; e < E; ++e) ring[j][e] = ring[j - 1][e];
+    TG_UNROLL for (int e = 0; e < E; ++e) ring[0][e] = s[e];
+    if (p >= d0 + m.pad_l[0]) {
+      float acc[E] = {};
+      TG_UNROLL for (int j = 0; j < R; ++j) if (b.taps >> j & 1u) TG_UNROLL for (int e = 0; e < E; ++e) acc[e] += ring[j][e];
+      T* out = dx + dx_base + (p - m.pad_l[0]) * g.dx_s[0];
+      if constexpr (E == 1) {
+        *out = arch::cvt_from_float<T>(acc[0]);
+      } else {
+        gpu_fast::pack<T, E> r;
+        TG_UNROLL for (int e = 0; e < E; ++e) r.v[e] = arch::cvt_from_float<T>(acc[e]);
+        gpu_fast::store_pack<T, E>(out, r);
       }
-      if (store) dx[dx_off + (p - m.pad_l[0]) * g.dx_s[0]] = arch::cvt_from_float<T>(acc);
     }
-    slot = slot + 1 == b.ring ? 0 : slot + 1;
   }
+}
+
+// The box-sum path: stride 1, a ring of at most 8 planes (E = 1) or 4 (vectors). Chunks of d
+// when the columns alone would not fill the device twice, each at least 2 * ring planes long (a
+// chunk re-reads ring - 1 planes).
+template <class T>
+bool try_mean_box(gpu_backend& be, const fast_geometry<3>& g, const fast_mean<3>& m, bool vectors, const T* dy, T* dx) {
+  constexpr int V = gpu_fast::vec_of<T>;
+  for (int d = 0; d < 3; ++d) if (m.stride[d] != 1) return false;
+  box_plan b{};
+  b.ring = (m.win[0] - 1) * m.dilation[0] + 1;
+  if (b.ring > 8) return false;
+  for (int k = 0; k < m.win[0]; ++k) b.taps |= 1u << (k * m.dilation[0]);
+  vectors = vectors && b.ring <= 4;
+  const int E = vectors ? V : 1;
+  b.cl = g.dx_c == 1;
+  b.cols = g.N * (g.C / E) * g.in[1] * g.in[2];
+  const index_t fill = 2 * 2048 * static_cast<index_t>(be.processors()), want = (fill + b.cols - 1) / b.cols;
+  const int most = g.in[0] / (2 * b.ring) > 1 ? g.in[0] / (2 * b.ring) : 1;
+  b.chunks = static_cast<int>(want < most ? want : most);
+  b.chunk = (g.in[0] + b.chunks - 1) / b.chunks;
+  b.chunks = (g.in[0] + b.chunk - 1) / b.chunk;
+  const index_t threads = static_cast<index_t>(b.cols) * b.chunks;
+  if (threads >= (index_t{1} << 31)) return false;
+  const unsigned blocks = static_cast<unsigned>((threads + 255) / 256);
+  if (vectors) TG_LAUNCH((mean_box_kernel<T, V>), blocks, 256, 0, be.stream, g, m, b, dy, dx);
+  else TG_LAUNCH((mean_box_kernel<T, 1>), blocks, 256, 0, be.stream, g, m, b, dy, dx);
+  return true;
 }
 
 // Mean route with windows that do not overlap (stride >= window, dilation 1, every dimension): each
 // dx element lies in at most one window, found by one division per dimension. A thread per 16 bytes
 // of dx: V channels (channels-last, one 16-byte dy load) or V positions along the last dimension
-// (channels-first, a running (window, tap) pair instead of a division per element).
+// (channels-first, a running (window, tap) pair instead of a division per element). Kept to a few
+// dozen instructions per 16 bytes, or the kernel is issue-bound, not memory-bound: divisions by
+// multiply-high (fast_div), valid taps in closed form, along the last dimension one dy load and one
+// weight per window (not per element), and the weight's division only at the borders.
 template <int ND>
-__device__ inline bool single_window(const fast_geometry<ND>& g, const fast_mean<ND>& m, int d, int hi, int& o) {
-  const int t = hi + m.pad_l[d];
-  o = t / m.stride[d];
-  return t - o * m.stride[d] < m.win[d] && o < g.out[d];
+struct single_divs {
+  gpu_fast::fast_div lanes, C, in[ND], stride[ND];
+};
+// Taps of window o along d inside the input (dilation 1): the valid_taps loop in closed form.
+template <int ND>
+__device__ inline int taps_inside(const fast_mean<ND>& m, int d, int o) {
+  const int lo = o * m.stride[d] - m.pad_l[d];
+  return max(0, min(m.in[d], lo + m.win[d]) - max(0, lo));
 }
 template <int ND, class T, bool ChannelsLast>
-__global__ void mean_single_kernel(fast_geometry<ND> g, fast_mean<ND> m, const T* dy, T* dx) {
+__global__ void mean_single_kernel(fast_geometry<ND> g, fast_mean<ND> m, single_divs<ND> q, const T* dy, T* dx) {
   constexpr int V = gpu_fast::vec_of<T>;
   constexpr int L = ChannelsLast ? ND : ND - 1;  // spatial dimensions with one window per thread
   const int lanes = ChannelsLast ? g.C / V : g.in[ND - 1] / V;
   int units = g.N * lanes * (ChannelsLast ? 1 : g.C);
   TG_UNROLL for (int d = 0; d < L; ++d) units *= g.in[d];
   for (int u = blockIdx.x * blockDim.x + threadIdx.x; u < units; u += gridDim.x * blockDim.x) {
-    int rest = u / lanes;
+    int rest = q.lanes.div(u);
     const int lane = (u - rest * lanes) * V;
     int hi[ND];
-    TG_UNROLL for (int d = L - 1; d >= 0; --d) { const int q = rest / g.in[d]; hi[d] = rest - q * g.in[d]; rest = q; }
+    TG_UNROLL for (int d = L - 1; d >= 0; --d) { const int r = q.in[d].div(rest); hi[d] = rest - r * g.in[d]; rest = r; }
     int n = rest, c = lane;
-    if constexpr (!ChannelsLast) { n = rest / g.C; c = rest - n * g.C; hi[ND - 1] = lane; }
+    if constexpr (!ChannelsLast) { n = q.C.div(rest); c = rest - n * g.C; hi[ND - 1] = lane; }
     int dx_off = n * g.dx_n + c * g.dx_c, dy_off = n * g.dy_n + c * g.dy_c, div = 1;
     bool inside = true;
     TG_UNROLL for (int d = 0; d < ND; ++d) dx_off += hi[d] * g.dx_s[d];
     TG_UNROLL for (int d = 0; d < L; ++d) {
-      int o = 0;
-      inside = inside && single_window(g, m, d, hi[d], o);
+      const int t = hi[d] + m.pad_l[d], o = q.stride[d].div(t);
+      inside = inside && t - o * m.stride[d] < m.win[d] && o < g.out[d];
       dy_off += o * g.dy_s[d];
-      div *= m.valid_taps(d, o);
+      div *= taps_inside(m, d, o);
     }
     gpu_fast::pack<T, V> r;
     if constexpr (ChannelsLast) {
@@ -356,11 +393,17 @@ __global__ void mean_single_kernel(fast_geometry<ND> g, fast_mean<ND> m, const T
     } else {
       constexpr int D = ND - 1;
       const int t0 = lane + m.pad_l[D];
-      int o = t0 / m.stride[D], k = t0 - o * m.stride[D];
+      int o = q.stride[D].div(t0), k = t0 - o * m.stride[D], held = -1;
+      const float interior = m.weight_of(div * m.win[D]);  // windows with all their taps inside along D
+      float x = 0.0f;  // dy * weight of window `held`
       TG_UNROLL for (int v = 0; v < V; ++v) {
-        float x = 0.0f;
-        if (inside && k < m.win[D] && o < g.out[D]) x = arch::cvt_to_float(dy[dy_off + o * g.dy_s[D]]) * m.weight_of(div * m.valid_taps(D, o));
-        r.v[v] = arch::cvt_from_float<T>(x);
+        const bool in = inside && k < m.win[D] && o < g.out[D];
+        if (in && o != held) {
+          const int taps = taps_inside(m, D, o);
+          x = arch::cvt_to_float(dy[dy_off + o * g.dy_s[D]]) * (taps == m.win[D] ? interior : m.weight_of(div * taps));
+          held = o;
+        }
+        r.v[v] = arch::cvt_from_float<T>(in ? x : 0.0f);
         if (++k == m.stride[D]) { k = 0; ++o; }
       }
     }
@@ -407,41 +450,6 @@ struct fast_route_of<ND, mean_route<ND>> {
   }
 };
 
-// The box-sum path: stride 1, a ring of at most box_max_ring planes, a staged plane of at most
-// box_loads elements per thread. Tiles: CT channels (channels-last) or TW positions along w
-// (channels-first) adjacent in memory, 256 threads; chunks of d split the work when the tiles are few.
-template <class T>
-bool try_mean_box(gpu_backend& be, const fast_geometry<3>& g, const fast_mean<3>& m, const T* dy, T* dx) {
-  for (int d = 0; d < 3; ++d) if (m.stride[d] != 1) return false;
-  box_tiles b{};
-  b.ring = (m.win[0] - 1) * m.dilation[0] + 1;
-  b.halo_h = (m.win[1] - 1) * m.dilation[1];
-  b.halo_w = (m.win[2] - 1) * m.dilation[2];
-  if (b.ring > box_max_ring) return false;
-  const bool cl = g.dx_c == 1;
-  b.CT = cl ? (g.C < 16 ? g.C : 16) : 1;
-  b.TW = 1;
-  b.TH = 1;
-  while (b.TW < g.in[2] && b.TW < (cl ? 4 : 32) && b.CT * b.TW * 2 <= 256) b.TW *= 2;
-  while (b.TH < g.in[1] && b.CT * b.TW * b.TH * 2 <= 256) b.TH *= 2;
-  const int threads = b.CT * b.TW * b.TH;
-  if (b.staged() > box_loads * threads) return false;
-  b.tiles_c = (g.C + b.CT - 1) / b.CT;
-  b.tiles_h = (g.in[1] + b.TH - 1) / b.TH;
-  b.tiles_w = (g.in[2] + b.TW - 1) / b.TW;
-  // Chunks of d for ~8 blocks per processor, each at least 2 * ring planes long (its prologue reads ring - 1 extra planes).
-  const index_t base = static_cast<index_t>(g.N) * b.tiles_c * b.tiles_h * b.tiles_w;
-  const index_t want = (8 * static_cast<index_t>(be.processors()) + base - 1) / base, most = g.in[0] / (2 * b.ring) > 1 ? g.in[0] / (2 * b.ring) : 1;
-  b.chunks = static_cast<int>(want < most ? want : most);
-  b.chunk = (g.in[0] + b.chunks - 1) / b.chunks;
-  b.chunks = (g.in[0] + b.chunk - 1) / b.chunk;
-  const index_t blocks = base * b.chunks;
-  if (blocks >= (index_t{1} << 31)) return false;
-  const unsigned smem = static_cast<unsigned>(sizeof(float) * (b.staged() + (b.TH + b.halo_h) * b.TW * b.CT + b.ring * threads));
-  TG_LAUNCH((mean_box_kernel<T>), static_cast<unsigned>(blocks), static_cast<unsigned>(threads), smem, be.stream, g, m, b, dy, dx);
-  return true;
-}
-
 // Launches a fast kernel when the views allow one; false: the caller runs the generic kernel.
 template <int ND, class DyView, class DxView, class Route>
 bool try_fast_gather(gpu_backend& be, const window_geometry<ND>& wg, const DyView& dy, const DxView& dx, const Route& route) {
@@ -484,16 +492,22 @@ bool try_fast_gather(gpu_backend& be, const window_geometry<ND>& wg, const DyVie
     if constexpr (std::is_same_v<typename FRo::type, fast_mean<ND>>) {
       bool single = true;
       for (int d = 0; d < ND; ++d) single = single && fr.dilation[d] == 1 && fr.stride[d] >= fr.win[d];
+      single_divs<ND> q{};
+      if (single) {
+        q.lanes = gpu_fast::fast_div(cl_aligned ? g.C / V : g.in[ND - 1] / V);
+        q.C = gpu_fast::fast_div(g.C);
+        for (int d = 0; d < ND; ++d) { q.in[d] = gpu_fast::fast_div(g.in[d]); q.stride[d] = gpu_fast::fast_div(fr.stride[d]); }
+      }
       if (single && cl_aligned) {
-        TG_LAUNCH((mean_single_kernel<ND, T, true>), grid(total / V), block, 0, be.stream, g, fr, dy.data, dx.data);
+        TG_LAUNCH((mean_single_kernel<ND, T, true>), grid(total / V), block, 0, be.stream, g, fr, q, dy.data, dx.data);
         return true;
       }
       if (single && rows_aligned) {
-        TG_LAUNCH((mean_single_kernel<ND, T, false>), grid(total / V), block, 0, be.stream, g, fr, dy.data, dx.data);
+        TG_LAUNCH((mean_single_kernel<ND, T, false>), grid(total / V), block, 0, be.stream, g, fr, q, dy.data, dx.data);
         return true;
       }
       if constexpr (ND == 3) {
-        if (try_mean_box(be, g, fr, dy.data, dx.data)) return true;
+        if (try_mean_box(be, g, fr, cl_aligned, dy.data, dx.data)) return true;
       }
     }
     if (entries > max_table) return false;

@@ -15,7 +15,7 @@ def window_ok(i, k, s, d, pl, pr, pool):
 def pool_dims(nd, vec, kind="any"):
     while True:
         g = [(rng.randint(3, 19), rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 2)) for _ in range(nd)]
-        if kind == "stride1":  # the mean route's box-sum path (dilated windows up to a ring of 8 planes, else fallback)
+        if kind == "stride1":  # the mean route's box-sum path (rings up to 8 planes; channel vectors up to 4; else fallback)
             g = [(i, k, 1, d) for i, k, s, d in g]
         elif kind == "disjoint":  # windows that do not overlap: the mean route's single-window path
             g = [(i, k, k + rng.randint(0, 1), 1) for i, k, s, d in g]

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <type_traits>
+#include <vector>
 
 #include "dsl/compose/group_dims.hpp"
 #include "dsl/compose/window.hpp"
@@ -56,4 +57,22 @@ TEST(Strided, VectorWidthIsSixteenBytes) {
   EXPECT_EQ(tg::gpu_fast::vec_of<float>, 4);
   EXPECT_EQ(tg::gpu_fast::vec_of<tg::half_t>, 8);
   EXPECT_EQ(tg::gpu_fast::vec_of<tg::bf16_t>, 8);
+}
+
+TEST(Strided, FastDivisionMatchesIntegerDivision) {
+  // Every divisor up to 4096 against numerators near 0, near multiples and near 2^31; a few large divisors.
+  std::vector<int> divisors;
+  for (int d = 1; d <= 4096; ++d) divisors.push_back(d);
+  for (int d : {65535, 65536, 65537, 1 << 20, (1 << 30) + 1, 2147483647}) divisors.push_back(d);
+  for (int d : divisors) {
+    const tg::gpu_fast::fast_div f(d);
+    auto check = [&](long long n) {
+      if (n < 0 || n > 2147483647LL) return;
+      ASSERT_EQ(f.div(static_cast<int>(n)), static_cast<int>(n / d)) << n << " / " << d;
+    };
+    for (long long n = 0; n < 64; ++n) check(n);
+    for (long long k = 1; k < 64; ++k) for (long long e = -1; e <= 1; ++e) check(k * d + e);
+    for (long long n = 2147483647LL - 64; n <= 2147483647LL; ++n) check(n);
+    for (long long q = 2147483647LL / d, e = -1; e <= 1; ++e) check(q * d + e);
+  }
 }
