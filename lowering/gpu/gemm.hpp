@@ -516,8 +516,8 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
 // The tile table: the schedule per problem shape, op and architecture. Entries are compile-time
 // tile shapes (each one more instantiation of the kernel); the choice is made per problem here.
 // NVIDIA (cp.async pipeline, ldmatrix fragments):
-//   main    128x128x32, 4 stages (3 for fp32): 2x2 warps for batches (backward data), 2x4 for
-//           single GEMMs (backward weight).
+//   main    128x128x32, 4 stages (3 for fp32): 2x2 warps for 16-bit batches (backward data), 2x4
+//           for single GEMMs (backward weight) and fp32.
 //   narrow  32x64x32, 1x4 warps, 4 stages: single GEMMs with at most 32 rows (grouped and depthwise
 //           backward weight, M = K/G), where a wider tile would compute mostly padding.
 // AMD (copies through registers, 64 KiB of LDS): wide 64x64x32 with 2x2 waves of 64, and narrow
@@ -532,7 +532,8 @@ struct gemm_tile_table {
   // Batches of GEMMs (col2im classes: backward data) 2x2 warps of 64x64 (half the shared-memory
   // traffic per mma); single GEMMs (backward weight: long split-K reductions, fill-bound) 2x4 warps of
   // 64x32, where 2x2 measured slower (performance.md v16).
-  using main = gpu_gemm::tile_policy<128, 128, 32, 2, is_single_gemm<Batch>::value ? 4 : 2, sizeof(E) == 2 ? 4 : 3>;
+  // fp32 (tf32 atoms: twice the fragment registers) keeps 2x4 everywhere: 2x2 needed stack on sm_80.
+  using main = gpu_gemm::tile_policy<128, 128, 32, 2, is_single_gemm<Batch>::value || sizeof(E) != 2 ? 4 : 2, sizeof(E) == 2 ? 4 : 3>;
   using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 4, 4>;
 #endif
   static constexpr bool has_narrow = is_single_gemm<Batch>::value;
