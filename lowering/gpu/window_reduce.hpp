@@ -276,7 +276,7 @@ __global__ void gather_rows_kernel(fast_geometry<ND> g, col2im<ND> c2, const T* 
 // per-tap work is shared by V outputs (one element per thread was issue-bound: ~20 instructions per
 // tap and element, the same time in fp16 and fp32). Per dy row the thread loads the V + span - 1
 // values its outputs' windows cover once, scaled by their windows' weights, and adds them by the
-// tap mask along w (register indices fixed at compile time; at most box_row_span wide).
+// tap mask along w (register indices fixed at compile time; ring and window width at most 3).
 constexpr int box_row_span = 3, box_row_ring = 3;  // (4 and 4: 100 registers in fp16, 2 blocks per SM)
 struct box_plan {
   int cols, chunk, chunks, ring;

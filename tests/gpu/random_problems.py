@@ -17,7 +17,7 @@ def pool_dims(nd, vec, kind="any"):
         g = [(rng.randint(3, 19), rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 2)) for _ in range(nd)]
         if kind == "stride1":  # the mean route's box-sum path (rings up to 8 planes; channel vectors up to 4; else fallback)
             g = [(i, k, 1, d) for i, k, s, d in g]
-        elif kind == "box-rows":  # box sum with rings and w windows of at most 4: channel or w vectors
+        elif kind == "box-rows":  # box sum with rings and w windows of at most 3: channel or w vectors
             g = [(i, min(k, 3), 1, rng.choice([1, 1, 2]) if k <= 2 else 1) for i, k, s, d in g]
         elif kind == "disjoint":  # windows that do not overlap: the mean route's single-window path
             g = [(i, k, k + rng.randint(0, 1), 1) for i, k, s, d in g]
@@ -37,7 +37,7 @@ def case():
         args = [rng.randint(1, 3), channels] + [x[1] for x in g] + [x[0] for x in g] + [x[2] for x in g] + [x[3] for x in g] + [x[4] for x in g]
         return args, ["--layout", rng.choice(["nchw", "nhwc"])] + (["--indices"] if rng.random() < 0.5 else []), dt
     if op == "avgpool3d_bwd":
-        g = pool_dims(3, vec, rng.choice(["any", "stride1", "box-rows", "disjoint"]))
+        g = pool_dims(3, vec, rng.choice(["any", "stride1", "box-rows", "box-rows", "disjoint"]))
         args = [rng.randint(1, 2), channels] + [x[1] for x in g] + [x[0] for x in g] + [x[2] for x in g] + [x[3] for x in g] + [x[4] for x in g] * 2
         return args, ["--layout", rng.choice(["ncdhw", "ndhwc"])] + (["--exclude-pad"] if rng.random() < 0.5 else []), dt
     if op == "groupnorm_bwd":
