@@ -159,13 +159,26 @@ __global__ void __launch_bounds__(fast_block) row_sums_contiguous_kernel(rows3 g
   const int r = blockIdx.x, r1 = r / g.R0, base = r1 * g.s1 + (r - r1 * g.R0) * g.s0;
   const float sh = shift ? shift[r] : 0.0f;
   float d = 0.0f, s = 0.0f;
-  for (int q = threadIdx.x * V; q < g.L; q += fast_block * V) {
-    const auto uu = gpu_fast::load_pack<T, V>(u + base + q);
-    const auto vv = gpu_fast::load_pack<T, V>(v + base + q);
-    TG_UNROLL for (int k = 0; k < V; ++k) {
-      const float y = arch::cvt_to_float(vv.v[k]) - sh;
-      d += (arch::cvt_to_float(uu.v[k]) - sh) * y;
-      s += y;
+  // U of the thread's vectors per step, all loads issued before the first is used (2 x 16 bytes in
+  // flight per thread left the row sums latency-bound at about half the bandwidth); the same
+  // summation order as one vector per step.
+  constexpr int U = 4, step = fast_block * V;
+  for (int q0 = threadIdx.x * V; q0 < g.L; q0 += U * step) {
+    gpu_fast::pack<T, V> uu[U], vv[U];
+    TG_UNROLL for (int j = 0; j < U; ++j) {
+      if (q0 + j * step < g.L) {
+        uu[j] = gpu_fast::load_pack<T, V>(u + base + q0 + j * step);
+        vv[j] = gpu_fast::load_pack<T, V>(v + base + q0 + j * step);
+      }
+    }
+    TG_UNROLL for (int j = 0; j < U; ++j) {
+      if (q0 + j * step < g.L) {
+        TG_UNROLL for (int k = 0; k < V; ++k) {
+          const float y = arch::cvt_to_float(vv[j].v[k]) - sh;
+          d += (arch::cvt_to_float(uu[j].v[k]) - sh) * y;
+          s += y;
+        }
+      }
     }
   }
   sd[threadIdx.x] = d;
@@ -237,25 +250,44 @@ __global__ void row_affine_fast_kernel(rows3 g, T* out, const T* u, const T* v, 
   constexpr int V = gpu_fast::vec_of<T>;
   // Interleaved: V divides R0 (not necessarily L); contiguous: V divides L.
   const int units = Interleaved ? g.R1 * g.L * (g.R0 / V) : g.R1 * g.R0 * (g.L / V);
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < units; i += gridDim.x * blockDim.x) {
-    const int unit = units - 1 - i;
-    float a[V], b[V], c[V];
-    int off;
-    if constexpr (Interleaved) {
-      const int CV = g.R0 / V, rest = unit / CV, cv = unit - rest * CV, r1 = rest / g.L, l = rest - r1 * g.L, r = r1 * g.R0 + cv * V;
-      off = r1 * g.s1 + l * g.sl + cv * V;
-      const auto pa = gpu_fast::load_pack<float, V>(k.a + r), pb = gpu_fast::load_pack<float, V>(k.b + r),
-                 pc = gpu_fast::load_pack<float, V>(k.c + r);
-      TG_UNROLL for (int e = 0; e < V; ++e) { a[e] = pa.v[e]; b[e] = pb.v[e]; c[e] = pc.v[e]; }
-    } else {
-      const int LV = g.L / V, r = unit / LV, q = unit - r * LV, r1 = r / g.R0;
-      off = r1 * g.s1 + (r - r1 * g.R0) * g.s0 + q * V;
-      TG_UNROLL for (int e = 0; e < V; ++e) { a[e] = k.a[r]; b[e] = k.b[r]; c[e] = k.c[r]; }
+  const int stride = gridDim.x * blockDim.x;
+  // Contiguous: two units per step, both loaded before either is stored (the stores may alias the
+  // loads as far as the compiler knows, so it would not move the next step's loads above them).
+  // Interleaved: one (its vector coefficients would take 96 registers in fp16 for two).
+  constexpr int U = Interleaved ? 1 : 2;
+  for (int i0 = blockIdx.x * blockDim.x + threadIdx.x; i0 < units; i0 += U * stride) {
+    float a[U][V], b[U][V], c[U][V];
+    int off[U];
+    bool on[U];
+    gpu_fast::pack<T, V> uu[U], vv[U];
+    TG_UNROLL for (int j = 0; j < U; ++j) {
+      on[j] = i0 + j * stride < units;
+      const int unit = on[j] ? units - 1 - (i0 + j * stride) : 0;
+      if constexpr (Interleaved) {
+        const int CV = g.R0 / V, rest = unit / CV, cv = unit - rest * CV, r1 = rest / g.L, l = rest - r1 * g.L, r = r1 * g.R0 + cv * V;
+        off[j] = r1 * g.s1 + l * g.sl + cv * V;
+        if (on[j]) {
+          const auto pa = gpu_fast::load_pack<float, V>(k.a + r), pb = gpu_fast::load_pack<float, V>(k.b + r),
+                     pc = gpu_fast::load_pack<float, V>(k.c + r);
+          TG_UNROLL for (int e = 0; e < V; ++e) { a[j][e] = pa.v[e]; b[j][e] = pb.v[e]; c[j][e] = pc.v[e]; }
+        }
+      } else {
+        const int LV = g.L / V, r = unit / LV, q = unit - r * LV, r1 = r / g.R0;
+        off[j] = r1 * g.s1 + (r - r1 * g.R0) * g.s0 + q * V;
+        if (on[j]) {
+          const float ka = k.a[r], kb = k.b[r], kc = k.c[r];
+          TG_UNROLL for (int e = 0; e < V; ++e) { a[j][e] = ka; b[j][e] = kb; c[j][e] = kc; }
+        }
+      }
+      if (on[j]) { uu[j] = gpu_fast::load_pack<T, V>(u + off[j]); vv[j] = gpu_fast::load_pack<T, V>(v + off[j]); }
     }
-    const auto uu = gpu_fast::load_pack<T, V>(u + off), vv = gpu_fast::load_pack<T, V>(v + off);
-    gpu_fast::pack<T, V> o;
-    TG_UNROLL for (int e = 0; e < V; ++e) o.v[e] = arch::cvt_from_float<T>(a[e] * arch::cvt_to_float(uu.v[e]) + b[e] * arch::cvt_to_float(vv.v[e]) + c[e]);
-    gpu_fast::store_pack<T, V>(out + off, o);
+    TG_UNROLL for (int j = 0; j < U; ++j) {
+      if (!on[j]) continue;
+      gpu_fast::pack<T, V> o;
+      TG_UNROLL for (int e = 0; e < V; ++e)
+        o.v[e] = arch::cvt_from_float<T>(a[j][e] * arch::cvt_to_float(uu[j].v[e]) + b[j][e] * arch::cvt_to_float(vv[j].v[e]) + c[j][e]);
+      gpu_fast::store_pack<T, V>(out + off[j], o);
+    }
   }
 }
 

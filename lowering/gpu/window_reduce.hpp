@@ -218,18 +218,40 @@ __global__ void gather_rows_kernel(fast_geometry<ND> g, col2im<ND> c2, const T* 
     TG_UNROLL for (int v = 0; v < V; ++v) lw[v] = gather_table[base[L] + w0 + v];
     float acc[V] = {};
     int ho[ND];
-    each_window<0, L, ND>(l, g.out, g.dy_s, n * g.dy_n + c * g.dy_c, ho, [&](int o) {
+    // Index route: the windows along L of all V elements form one range [olo, ohi]; each window's
+    // dy and index are loaded once and its index routes dy to the one element it names (an index
+    // lies inside its window, so windows of the range that miss an element never match it). One load
+    // pair per window instead of one per (element, tap): at stride 2 eight elements share ~5 windows.
+    // Order per element: windows from the highest, as the per-element loop below.
+    int olo = g.out[L], ohi = -1;
+    if constexpr (std::is_same_v<FR, fast_index>) {
       TG_UNROLL for (int v = 0; v < V; ++v) {
-        for (int j = 0; j < lw[v].taps; ++j) {
-          const int h = lw[v].out0 - j * lw[v].out_step;
-          if (h < 0 || h >= g.out[L]) continue;
+        if (lw[v].taps > 0) {
+          const int a = lw[v].out0, z = lw[v].out0 - (lw[v].taps - 1) * lw[v].out_step;
+          olo = min(olo, min(a, z));
+          ohi = max(ohi, max(a, z));
+        }
+      }
+      olo = max(olo, 0);
+      ohi = min(ohi, g.out[L] - 1);
+    }
+    each_window<0, L, ND>(l, g.out, g.dy_s, n * g.dy_n + c * g.dy_c, ho, [&](int o) {
+      if constexpr (std::is_same_v<FR, fast_index>) {
+        for (int h = ohi; h >= olo; --h) {
           const int oo = o + h * g.dy_s[L];
-          if constexpr (std::is_same_v<FR, fast_index>) {
-            if (route.idx[oo] == flat + v) acc[v] += arch::cvt_to_float(dy[oo]);
-          } else {
+          const int at = route.idx[oo] - flat;
+          const float y = arch::cvt_to_float(dy[oo]);
+          // A select per element, not a branch (clang turns the branches into acc[at]: scratch).
+          TG_UNROLL for (int v = 0; v < V; ++v) acc[v] += at == v ? y : 0.0f;
+        }
+      } else {
+        TG_UNROLL for (int v = 0; v < V; ++v) {
+          for (int j = 0; j < lw[v].taps; ++j) {
+            const int h = lw[v].out0 - j * lw[v].out_step;
+            if (h < 0 || h >= g.out[L]) continue;
             ho[L] = h;
             const float w = route.weight(ho);
-            if (w != 0.0f) acc[v] += arch::cvt_to_float(dy[oo]) * w;
+            if (w != 0.0f) acc[v] += arch::cvt_to_float(dy[o + h * g.dy_s[L]]) * w;
           }
         }
       }
@@ -249,19 +271,33 @@ __global__ void gather_rows_kernel(fast_geometry<ND> g, col2im<ND> c2, const T* 
 // keeps its own loads in flight (the earlier shared-memory tile version waited on each plane's load
 // behind two block barriers, latency-bound at ~15% of the bandwidth). Fixed summation order: taps of
 // a plane in (h, w) order, then planes from the newest.
+//
+// Rows (channels-first with w contiguous): E = V consecutive w of one row per thread, so the
+// per-tap work is shared by V outputs (one element per thread was issue-bound: ~20 instructions per
+// tap and element, the same time in fp16 and fp32). Per dy row the thread loads the V + span - 1
+// values its outputs' windows cover once, scaled by their windows' weights, and adds them by the
+// tap mask along w (register indices fixed at compile time; ring and window width at most 3).
+constexpr int box_row_span = 3, box_row_ring = 3;  // (4 and 4: 100 registers in fp16, 2 blocks per SM)
 struct box_plan {
   int cols, chunk, chunks, ring;
-  bool cl;        // channels fastest across threads (else w)
-  unsigned taps;  // bit j: ring entry j (plane p - j) is one of the window's planes
+  bool cl;         // channels fastest across threads (else w)
+  unsigned taps;   // bit j: ring entry j (plane p - j) is one of the window's planes
+  unsigned wtaps;  // rows: bit t: buffer offset t (window w + pad - (win - 1) * dil + t) is a tap
+  int wspan;       // rows: the dilated window's width along w
 };
-template <class T, int E>
+template <class T, int E, bool Rows>
 __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_mean<3> m, box_plan b, const T* dy, T* dx) {
-  constexpr int R = E == 1 ? 8 : 4;  // ring capacity in registers (8 x 4 fp32 vectors spilled)
+  constexpr int R = E == 1 ? 8 : Rows ? box_row_ring : 4;  // ring capacity in registers (8 x 4 fp32 vectors spilled)
   const int u = blockIdx.x * blockDim.x + threadIdx.x;
   if (u >= b.cols * b.chunks) return;
   const int chunk = u / b.cols;
   int rest = u - chunk * b.cols, c, w, h;
-  if (b.cl) {
+  if constexpr (Rows) {
+    const int WE = g.in[2] / E;
+    w = rest % WE * E; rest /= WE;
+    h = rest % g.in[1]; rest /= g.in[1];
+    c = rest % g.C; rest /= g.C;
+  } else if (b.cl) {
     const int CE = g.C / E;
     c = rest % CE * E; rest /= CE;
     w = rest % g.in[2]; rest /= g.in[2];
@@ -282,16 +318,34 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
       for (int kh = 0; kh < m.win[1]; ++kh) {
         const int oh = h + m.pad_l[1] - kh * m.dilation[1];
         if (oh < 0 || oh >= g.out[1]) continue;
-        for (int kw = 0; kw < m.win[2]; ++kw) {
-          const int ow = w + m.pad_l[2] - kw * m.dilation[2];
-          if (ow < 0 || ow >= g.out[2]) continue;
-          const float wt = m.include_pad ? m.inv_volume : m.weight_of(dd * m.valid_taps(1, oh) * m.valid_taps(2, ow));
-          const int o = plane + oh * g.dy_s[1] + ow * g.dy_s[2];
-          if constexpr (E == 1) {
-            s[0] += arch::cvt_to_float(dy[o]) * wt;
-          } else {
-            const auto y = gpu_fast::load_pack<T, E>(dy + o);
-            TG_UNROLL for (int e = 0; e < E; ++e) s[e] += arch::cvt_to_float(y.v[e]) * wt;
+        if constexpr (Rows) {
+          constexpr int B = E + box_row_span - 1;
+          const int ob = w + m.pad_l[2] - (m.win[2] - 1) * m.dilation[2], row = plane + oh * g.dy_s[1];
+          const int dh = m.include_pad ? 0 : dd * m.valid_taps(1, oh);
+          // Value j (window ob + j) goes to the outputs e with j - e a tap offset; each value is
+          // used as soon as it is loaded (a buffer of all of them spilled in fp16).
+          auto add_row = [&](const auto& weight) {
+            TG_UNROLL for (int j = 0; j < B; ++j) {
+              const int ow = ob + j;
+              const float x = j < E + b.wspan - 1 && ow >= 0 && ow < g.out[2] ? arch::cvt_to_float(dy[row + ow]) * weight(ow) : 0.0f;
+              TG_UNROLL for (int e = 0; e < E; ++e)
+                if (j - e >= 0 && j - e < box_row_span && (b.wtaps >> (j - e) & 1u)) s[e] += x;
+            }
+          };
+          if (m.include_pad) add_row([&](int) { return m.inv_volume; });
+          else add_row([&](int ow) { return m.weight_of(dh * m.valid_taps(2, ow)); });
+        } else {
+          for (int kw = 0; kw < m.win[2]; ++kw) {
+            const int ow = w + m.pad_l[2] - kw * m.dilation[2];
+            if (ow < 0 || ow >= g.out[2]) continue;
+            const float wt = m.include_pad ? m.inv_volume : m.weight_of(dd * m.valid_taps(1, oh) * m.valid_taps(2, ow));
+            const int o = plane + oh * g.dy_s[1] + ow * g.dy_s[2];
+            if constexpr (E == 1) {
+              s[0] += arch::cvt_to_float(dy[o]) * wt;
+            } else {
+              const auto y = gpu_fast::load_pack<T, E>(dy + o);
+              TG_UNROLL for (int e = 0; e < E; ++e) s[e] += arch::cvt_to_float(y.v[e]) * wt;
+            }
           }
         }
       }
@@ -317,7 +371,7 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
 // when the columns alone would not fill the device twice, each at least 2 * ring planes long (a
 // chunk re-reads ring - 1 planes).
 template <class T>
-bool try_mean_box(gpu_backend& be, const fast_geometry<3>& g, const fast_mean<3>& m, bool vectors, const T* dy, T* dx) {
+bool try_mean_box(gpu_backend& be, const fast_geometry<3>& g, const fast_mean<3>& m, bool vectors, bool rows_aligned, const T* dy, T* dx) {
   constexpr int V = gpu_fast::vec_of<T>;
   for (int d = 0; d < 3; ++d) if (m.stride[d] != 1) return false;
   box_plan b{};
@@ -325,9 +379,13 @@ bool try_mean_box(gpu_backend& be, const fast_geometry<3>& g, const fast_mean<3>
   if (b.ring > 8) return false;
   for (int k = 0; k < m.win[0]; ++k) b.taps |= 1u << (k * m.dilation[0]);
   vectors = vectors && b.ring <= 4;
-  const int E = vectors ? V : 1;
+  b.wspan = (m.win[2] - 1) * m.dilation[2] + 1;
+  for (int k = 0; k < m.win[2]; ++k) b.wtaps |= 1u << (k * m.dilation[2]);
+  // Rows: w contiguous in dx and dy, whole aligned 16-byte dx words along w.
+  const bool rows = !vectors && rows_aligned && g.dy_s[2] == 1 && b.ring <= box_row_ring && b.wspan <= box_row_span;
+  const int E = vectors || rows ? V : 1;
   b.cl = g.dx_c == 1;
-  b.cols = g.N * (g.C / E) * g.in[1] * g.in[2];
+  b.cols = g.N * (g.C / (rows ? 1 : E)) * g.in[1] * (g.in[2] / (rows ? E : 1));
   const index_t fill = 2 * 2048 * static_cast<index_t>(be.processors()), want = (fill + b.cols - 1) / b.cols;
   const int most = g.in[0] / (2 * b.ring) > 1 ? g.in[0] / (2 * b.ring) : 1;
   b.chunks = static_cast<int>(want < most ? want : most);
@@ -336,8 +394,9 @@ bool try_mean_box(gpu_backend& be, const fast_geometry<3>& g, const fast_mean<3>
   const index_t threads = static_cast<index_t>(b.cols) * b.chunks;
   if (threads >= (index_t{1} << 31)) return false;
   const unsigned blocks = static_cast<unsigned>((threads + 255) / 256);
-  if (vectors) TG_LAUNCH((mean_box_kernel<T, V>), blocks, 256, 0, be.stream, g, m, b, dy, dx);
-  else TG_LAUNCH((mean_box_kernel<T, 1>), blocks, 256, 0, be.stream, g, m, b, dy, dx);
+  if (vectors) TG_LAUNCH((mean_box_kernel<T, V, false>), blocks, 256, 0, be.stream, g, m, b, dy, dx);
+  else if (rows) TG_LAUNCH((mean_box_kernel<T, V, true>), blocks, 256, 0, be.stream, g, m, b, dy, dx);
+  else TG_LAUNCH((mean_box_kernel<T, 1, false>), blocks, 256, 0, be.stream, g, m, b, dy, dx);
   return true;
 }
 
@@ -507,7 +566,7 @@ bool try_fast_gather(gpu_backend& be, const window_geometry<ND>& wg, const DyVie
         return true;
       }
       if constexpr (ND == 3) {
-        if (try_mean_box(be, g, fr, cl_aligned, dy.data, dx.data)) return true;
+        if (try_mean_box(be, g, fr, cl_aligned, rows_aligned, dy.data, dx.data)) return true;
       }
     }
     if (entries > max_table) return false;

@@ -17,6 +17,8 @@ def pool_dims(nd, vec, kind="any"):
         g = [(rng.randint(3, 19), rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 2)) for _ in range(nd)]
         if kind == "stride1":  # the mean route's box-sum path (rings up to 8 planes; channel vectors up to 4; else fallback)
             g = [(i, k, 1, d) for i, k, s, d in g]
+        elif kind == "box-rows":  # box sum with rings and w windows of at most 3: channel or w vectors
+            g = [(i, min(k, 3), 1, rng.choice([1, 1, 2]) if k <= 2 else 1) for i, k, s, d in g]
         elif kind == "disjoint":  # windows that do not overlap: the mean route's single-window path
             g = [(i, k, k + rng.randint(0, 1), 1) for i, k, s, d in g]
         if vec:  # a last dimension of whole 16-byte vectors: the channels-first fast path
@@ -35,14 +37,16 @@ def case():
         args = [rng.randint(1, 3), channels] + [x[1] for x in g] + [x[0] for x in g] + [x[2] for x in g] + [x[3] for x in g] + [x[4] for x in g]
         return args, ["--layout", rng.choice(["nchw", "nhwc"])] + (["--indices"] if rng.random() < 0.5 else []), dt
     if op == "avgpool3d_bwd":
-        g = pool_dims(3, vec, rng.choice(["any", "stride1", "disjoint"]))
+        g = pool_dims(3, vec, rng.choice(["any", "stride1", "box-rows", "box-rows", "disjoint"]))
         args = [rng.randint(1, 2), channels] + [x[1] for x in g] + [x[0] for x in g] + [x[2] for x in g] + [x[3] for x in g] + [x[4] for x in g] * 2
         return args, ["--layout", rng.choice(["ncdhw", "ndhwc"])] + (["--exclude-pad"] if rng.random() < 0.5 else []), dt
     if op == "groupnorm_bwd":
         G = rng.randint(1, 8)
         C = G * (8 * rng.randint(1, 3) if vec else rng.randint(1, 6))
         W = rng.choice([8, 16]) if vec else rng.randint(1, 17)
-        return [rng.randint(1, 3), rng.randint(1, 17), W, G, C], ["--layout", rng.choice(["nchw", "nhwc"])], dt
+        # Some long rows: the contiguous-row sums take several vectors per thread and step.
+        H = rng.randint(40, 300) if vec and rng.random() < 0.3 else rng.randint(1, 17)
+        return [rng.randint(1, 3), H, W, G, C], ["--layout", rng.choice(["nchw", "nhwc"])], dt
     nd = rng.randint(1, 3)
     G = rng.choice([1, 1, 2, 3])
     depthwise = rng.random() < 0.2
