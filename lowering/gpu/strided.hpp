@@ -4,6 +4,8 @@
 // the descriptor walk and 64-bit arithmetic; anything else keeps the generic kernels.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include "dsl/tensor_view.hpp"
 
@@ -48,6 +50,7 @@ struct fast_div {
   int s;
   fast_div() = default;
   explicit fast_div(int div) : d(static_cast<unsigned>(div)), m(0), s(0) {
+    if (div <= 0) throw std::invalid_argument("fast_div: divisor must be positive, got " + std::to_string(div));
     while ((std::uint64_t{1} << s) < d) ++s;
     m = static_cast<unsigned>((((std::uint64_t{1} << s) - d) << 32) / d + 1);
   }

@@ -551,6 +551,7 @@ bool try_fast_gather(gpu_backend& be, const window_geometry<ND>& wg, const DyVie
     if constexpr (std::is_same_v<typename FRo::type, fast_mean<ND>>) {
       bool single = true;
       for (int d = 0; d < ND; ++d) single = single && fr.dilation[d] == 1 && fr.stride[d] >= fr.win[d];
+      single = single && (cl_aligned || rows_aligned);  // the divisors below exist only for these two layouts
       single_divs<ND> q{};
       if (single) {
         q.lanes = gpu_fast::fast_div(cl_aligned ? g.C / V : g.in[ND - 1] / V);

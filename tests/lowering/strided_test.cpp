@@ -76,3 +76,11 @@ TEST(Strided, FastDivisionMatchesIntegerDivision) {
     for (long long q = 2147483647LL / d, e = -1; e <= 1; ++e) check(q * d + e);
   }
 }
+
+// Regression: a zero divisor (once built for a layout the kernel did not take) must fail loudly on
+// the host instead of dividing by zero.
+TEST(Strided, FastDivRejectsNonPositiveDivisors) {
+  EXPECT_THROW(tg::gpu_fast::fast_div(0), std::invalid_argument);
+  EXPECT_THROW(tg::gpu_fast::fast_div(-3), std::invalid_argument);
+  EXPECT_EQ(tg::gpu_fast::fast_div(7).div(50), 7);
+}
