@@ -346,13 +346,9 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   for (index_t i = 0; i < nk; ++i) {
     arch::async_wait<S - 2>();
     __syncthreads();
-#if !defined(TG_EXP_NOFILL)
     if (i + S - 1 < nk) fill_tile(static_cast<int>((i + S - 1) % S), kt0 + i + S - 1);
-#endif
     arch::async_commit();
-#if !defined(TG_EXP_NOMMA)
     compute(static_cast<int>(i % S));
-#endif
   }
   arch::async_wait<0>();
   __syncthreads();  // the tiles' space is reused for the C tile's entries below
