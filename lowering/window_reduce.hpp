@@ -92,14 +92,7 @@ struct mean_route {
       TG_UNROLL for (int d = 0; d < ND; ++d) div *= g[d].win;
       return 1.0f / static_cast<float>(div);
     }
-    TG_UNROLL for (int d = 0; d < ND; ++d) {
-      index_t valid = 0;
-      for (index_t k = 0; k < g[d].win; ++k) {
-        const index_t hi = ho[d] * g[d].stride + k * g[d].dilation - g[d].pad_l;
-        valid += (hi >= 0 && hi < g[d].in) ? 1 : 0;
-      }
-      div *= valid;
-    }
+    TG_UNROLL for (int d = 0; d < ND; ++d) div *= g[d].taps_inside(ho[d]);
     return div > 0 ? 1.0f / static_cast<float>(div) : 0.0f;
   }
 };

@@ -9,10 +9,28 @@
 #include "dsl/transform/pass_through.hpp"
 
 namespace tg {
+// Taps k in [0, win) of the window at output o whose input position o * stride + k * dilation - pad_l
+// lies in [0, in). They form one range, counted in closed form (no division at dilation 1, the
+// common case, which the 32-bit GPU paths call per window). I: index_t, or int on device fast paths.
+template <class I>
+TG_FN I taps_inside(I in, I win, I stride, I dilation, I pad_l, I o) {
+  const I lo = o * stride - pad_l;  // input position of tap 0
+  if (dilation == 1) {
+    const I a = lo > 0 ? lo : I(0), b = lo + win < in ? lo + win : in;
+    return b > a ? b - a : I(0);
+  }
+  if (lo + (win - 1) * dilation < 0 || lo >= in) return 0;
+  const I first = lo >= 0 ? I(0) : (dilation - 1 - lo) / dilation, last_in = (in - 1 - lo) / dilation;
+  const I last = last_in < win - 1 ? last_in : win - 1;
+  return last >= first ? last - first + 1 : I(0);
+}
+
 struct window_dim {
   index_t in = 1, win = 1, stride = 1, dilation = 1, pad_l = 0, pad_r = 0;
   // Output positions: windows that fit entirely in the padded input (floor mode).
   TG_FN index_t out() const { return floor_div(in + pad_l + pad_r - dilation * (win - 1) - 1, stride) + 1; }
+  // Taps of the window at output o that lie inside the input (not in padding).
+  TG_FN index_t taps_inside(index_t o) const { return tg::taps_inside(in, win, stride, dilation, pad_l, o); }
 };
 template <int NDim>
 using window_geometry = array<window_dim, NDim>;

@@ -112,14 +112,7 @@ struct fast_mean {
   float inv_volume;
   int in[ND], win[ND], stride[ND], dilation[ND], pad_l[ND];
   // Taps of window o along dimension d that lie inside the input.
-  __device__ int valid_taps(int d, int o) const {
-    int valid = 0;
-    for (int k = 0; k < win[d]; ++k) {
-      const int hi = o * stride[d] + k * dilation[d] - pad_l[d];
-      valid += (hi >= 0 && hi < in[d]) ? 1 : 0;
-    }
-    return valid;
-  }
+  __device__ int valid_taps(int d, int o) const { return taps_inside(in[d], win[d], stride[d], dilation[d], pad_l[d], o); }
   // The weight from the divisor: the product of the dimensions' valid taps (or the window volume).
   __device__ float weight_of(int div) const { return include_pad ? inv_volume : div > 0 ? 1.0f / static_cast<float>(div) : 0.0f; }
   __device__ float weight(const int (&ho)[ND]) const {
@@ -405,18 +398,12 @@ bool try_mean_box(gpu_backend& be, const fast_geometry<3>& g, const fast_mean<3>
 // of dx: V channels (channels-last, one 16-byte dy load) or V positions along the last dimension
 // (channels-first, a running (window, tap) pair instead of a division per element). Kept to a few
 // dozen instructions per 16 bytes, or the kernel is issue-bound, not memory-bound: divisions by
-// multiply-high (fast_div), valid taps in closed form, along the last dimension one dy load and one
+// multiply-high (fast_div), valid taps in closed form (taps_inside), along the last dimension one dy load and one
 // weight per window (not per element), and the weight's division only at the borders.
 template <int ND>
 struct single_divs {
   gpu_fast::fast_div lanes, C, in[ND], stride[ND];
 };
-// Taps of window o along d inside the input (dilation 1): the valid_taps loop in closed form.
-template <int ND>
-__device__ inline int taps_inside(const fast_mean<ND>& m, int d, int o) {
-  const int lo = o * m.stride[d] - m.pad_l[d];
-  return max(0, min(m.in[d], lo + m.win[d]) - max(0, lo));
-}
 template <int ND, class T, bool ChannelsLast>
 __global__ void mean_single_kernel(fast_geometry<ND> g, fast_mean<ND> m, single_divs<ND> q, const T* dy, T* dx) {
   constexpr int V = gpu_fast::vec_of<T>;
@@ -438,7 +425,7 @@ __global__ void mean_single_kernel(fast_geometry<ND> g, fast_mean<ND> m, single_
       const int t = hi[d] + m.pad_l[d], o = q.stride[d].div(t);
       inside = inside && t - o * m.stride[d] < m.win[d] && o < g.out[d];
       dy_off += o * g.dy_s[d];
-      div *= taps_inside(m, d, o);
+      div *= m.valid_taps(d, o);
     }
     gpu_fast::pack<T, V> r;
     if constexpr (ChannelsLast) {
@@ -458,7 +445,7 @@ __global__ void mean_single_kernel(fast_geometry<ND> g, fast_mean<ND> m, single_
       TG_UNROLL for (int v = 0; v < V; ++v) {
         const bool in = inside && k < m.win[D] && o < g.out[D];
         if (in && o != held) {
-          const int taps = taps_inside(m, D, o);
+          const int taps = m.valid_taps(D, o);
           x = arch::cvt_to_float(dy[dy_off + o * g.dy_s[D]]) * (taps == m.win[D] ? interior : m.weight_of(div * taps));
           held = o;
         }

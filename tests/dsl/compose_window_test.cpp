@@ -150,3 +150,23 @@ TEST(ComposeWindow, CornerCases) {
     check_window(g, multi_index<3>{{2, 3, c.in}}, strides_for(multi_index<3>{{2, 3, c.in}}, {0, 2, 1}), tg::seq<2>{});
   }
 }
+
+// taps_inside (the closed form pooling's mean divisor and the GPU fast paths use) against counting the
+// taps one by one, over every small geometry and every output position around the valid range.
+TEST(ComposeWindow, TapsInsideMatchesCountingTaps) {
+  for (index_t in = 1; in <= 9; ++in)
+    for (index_t win = 1; win <= 5; ++win)
+      for (index_t stride = 1; stride <= 3; ++stride)
+        for (index_t dilation = 1; dilation <= 3; ++dilation)
+          for (index_t pad_l = 0; pad_l <= 4; ++pad_l)
+            for (index_t o = -2; o <= in + 2; ++o) {
+              index_t count = 0;
+              for (index_t k = 0; k < win; ++k) {
+                const index_t hi = o * stride + k * dilation - pad_l;
+                count += hi >= 0 && hi < in ? 1 : 0;
+              }
+              ASSERT_EQ(tg::taps_inside(in, win, stride, dilation, pad_l, o), count)
+                  << "in " << in << " win " << win << " s " << stride << " d " << dilation << " pad " << pad_l << " o " << o;
+              ASSERT_EQ(tg::taps_inside<int>(int(in), int(win), int(stride), int(dilation), int(pad_l), int(o)), int(count));
+            }
+}
