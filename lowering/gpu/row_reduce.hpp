@@ -50,9 +50,23 @@ struct row_walker {
   }
 };
 
+// The block's sums of two per-thread values, added in a fixed tree order (bit-reproducible);
+// thread 0 writes them to *dot and *sum.
+template <int Threads>
+__device__ inline void block_sums(float d, float s, float* dot, float* sum) {
+  __shared__ float sd[Threads], ss[Threads];
+  sd[threadIdx.x] = d;
+  ss[threadIdx.x] = s;
+  __syncthreads();
+  for (int w = Threads / 2; w > 0; w /= 2) {
+    if (static_cast<int>(threadIdx.x) < w) { sd[threadIdx.x] += sd[threadIdx.x + w]; ss[threadIdx.x] += ss[threadIdx.x + w]; }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) { *dot = sd[0]; *sum = ss[0]; }
+}
+
 template <class UView, class VView>
 __global__ void __launch_bounds__(block) row_sums_kernel(UView u, VView v, float* dot, float* sum, const float* shift) {
-  __shared__ float sd[block], ss[block];
   const index_t r = blockIdx.x, L = v.desc.length(1);
   const float sh = shift ? shift[r] : 0.0f;
   const row_walker<UView> uw(u, r);
@@ -63,14 +77,7 @@ __global__ void __launch_bounds__(block) row_sums_kernel(UView u, VView v, float
     d += (uw.load(r, l) - sh) * vv;
     s += vv;
   }
-  sd[threadIdx.x] = d;
-  ss[threadIdx.x] = s;
-  __syncthreads();
-  for (int w = block / 2; w > 0; w /= 2) {
-    if (static_cast<int>(threadIdx.x) < w) { sd[threadIdx.x] += sd[threadIdx.x + w]; ss[threadIdx.x] += ss[threadIdx.x + w]; }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) { dot[r] = sd[0]; sum[r] = ss[0]; }
+  block_sums<block>(d, s, dot + r, sum + r);
 }
 
 template <class F>
@@ -119,21 +126,10 @@ struct rows3_of<tensor_view<T, descriptor<adaptor<stage_of<bound<merge<tuple<ind
   static rows3 read(const View& v) {
     const auto& ch = v.desc.chain;
     const auto& m = get<0>(get<0>(ch.stages).parts).t;
-    rows3 r{};
     const index_t R1 = as_index(tg::get<0>(m.lengths)), R0 = as_index(tg::get<1>(m.lengths)), L = v.desc.length(1);
-    index_t st[3];
-    const index_t o = ch.template bottom_from<1>(multi_index<3>{})[0];
-    for (int k = 0; k < 3; ++k) {
-      multi_index<3> e{};
-      e[k] = 1;
-      st[k] = ch.template bottom_from<1>(e)[0] - o;
-    }
-    const index_t lim = index_t{1} << 31;
-    r.ok = o == 0 && v.desc.element_space < lim && R1 * R0 * L < lim && st[A] >= 0 && st[B] >= 0 && st[P] >= 0 && st[A] < lim &&
-           st[B] < lim && st[P] < lim;
-    r = {static_cast<int>(R1), static_cast<int>(R0), static_cast<int>(L), static_cast<int>(st[A]), static_cast<int>(st[B]),
-         static_cast<int>(st[P]), r.ok};
-    return r;
+    // The strides of the strided tensor under the merge (level 1 of the chain).
+    const auto st = gpu_fast::strides_by_probe<3>([&](const multi_index<3>& i) { return ch.template bottom_from<1>(i)[0]; }, v.desc.element_space);
+    return {static_cast<int>(R1), static_cast<int>(R0), static_cast<int>(L), st.s[A], st.s[B], st.s[P], st.ok && R1 * R0 * L < (index_t{1} << 31)};
   }
 };
 template <class View>
@@ -155,7 +151,6 @@ template <class T>
 __global__ void __launch_bounds__(fast_block) row_sums_contiguous_kernel(rows3 g, const T* u, const T* v, float* dot, float* sum,
                                                                         const float* shift) {
   constexpr int V = gpu_fast::vec_of<T>;
-  __shared__ float sd[fast_block], ss[fast_block];
   const int r = blockIdx.x, r1 = r / g.R0, base = r1 * g.s1 + (r - r1 * g.R0) * g.s0;
   const float sh = shift ? shift[r] : 0.0f;
   float d = 0.0f, s = 0.0f;
@@ -181,14 +176,7 @@ __global__ void __launch_bounds__(fast_block) row_sums_contiguous_kernel(rows3 g
       }
     }
   }
-  sd[threadIdx.x] = d;
-  ss[threadIdx.x] = s;
-  __syncthreads();
-  for (int w = fast_block / 2; w > 0; w /= 2) {
-    if (static_cast<int>(threadIdx.x) < w) { sd[threadIdx.x] += sd[threadIdx.x + w]; ss[threadIdx.x] += ss[threadIdx.x + w]; }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) { dot[r] = sd[0]; sum[r] = ss[0]; }
+  block_sums<fast_block>(d, s, dot + r, sum + r);
 }
 
 // Interleaved rows, first stage: block (slab, r1); thread (ty, cv) owns channels cv*V.. and the

@@ -25,20 +25,24 @@ struct strides32 {
   int s[R > 0 ? R : 1];
   bool ok;
 };
-template <class Desc>
-strides32<Desc::rank> strides_of(const Desc& d) {
-  constexpr int R = Desc::rank;
+// The same for any linear offset map of R coordinates (probed at the origin and the unit vectors).
+template <int R, class OffsetAt>
+strides32<R> strides_by_probe(const OffsetAt& offset_at, index_t element_space) {
   strides32<R> r{};
-  const index_t o = d.offset(multi_index<R>{});
-  r.ok = o == 0 && d.element_space < (index_t{1} << 31);
+  const index_t o = offset_at(multi_index<R>{});
+  r.ok = o == 0 && element_space < (index_t{1} << 31);
   for (int i = 0; i < R; ++i) {
     multi_index<R> e{};
     e[i] = 1;  // an embed is linear, so the probe is valid even where the length is 1
-    const index_t s = d.offset(e) - o;
+    const index_t s = offset_at(e) - o;
     r.ok = r.ok && s >= 0 && s < (index_t{1} << 31);
     r.s[i] = static_cast<int>(s);
   }
   return r;
+}
+template <class Desc>
+strides32<Desc::rank> strides_of(const Desc& d) {
+  return strides_by_probe<Desc::rank>([&](const multi_index<Desc::rank>& i) { return d.offset(i); }, d.element_space);
 }
 
 // Division by a run-time divisor d >= 1 for numerators in [0, 2^31) as a multiply-high, an add and a
