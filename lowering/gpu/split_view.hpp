@@ -56,11 +56,10 @@ namespace tg {
 // tabulate the parts per tile row and per k, then an element costs two table reads and an add per
 // guard. `run` marks an entry that starts V elements which are one run of memory at the top level:
 // they differ in one level-1 component only, by one per step, and their offsets by one per step.
-inline constexpr bool affine_entries = true;
 template <class View>
 struct affine_split {
   using chain = typename View::desc_type::adaptor_type;
-  static constexpr bool on = affine_entries && split_view<View>::on && chain::template affine_from<1>();
+  static constexpr bool on = split_view<View>::on && chain::template affine_from<1>();
   static constexpr int n_guards = chain::template guards_from<1>();
   struct entry {
     index_t off;
