@@ -10,19 +10,24 @@
 
 namespace tg {
 // Taps k in [0, win) of the window at output o whose input position o * stride + k * dilation - pad_l
-// lies in [0, in). They form one range, counted in closed form (no division at dilation 1, the
-// common case, which the 32-bit GPU paths call per window). I: index_t, or int on device fast paths.
+// lies in [0, in), counted tap by tap. (A closed form with a dilation-1 branch and two divisions
+// otherwise cost the GPU box-sum kernel 40 registers and then a spill; kernels whose windows are
+// known undilated use taps_inside_undilated.) I: index_t, or int in device fast paths.
 template <class I>
 TG_FN I taps_inside(I in, I win, I stride, I dilation, I pad_l, I o) {
   const I lo = o * stride - pad_l;  // input position of tap 0
-  if (dilation == 1) {
-    const I a = lo > 0 ? lo : I(0), b = lo + win < in ? lo + win : in;
-    return b > a ? b - a : I(0);
+  I n = 0;
+  for (I k = 0; k < win; ++k) {
+    const I hi = lo + k * dilation;
+    n += (hi >= 0 && hi < in) ? I(1) : I(0);
   }
-  if (lo + (win - 1) * dilation < 0 || lo >= in) return 0;
-  const I first = lo >= 0 ? I(0) : (dilation - 1 - lo) / dilation, last_in = (in - 1 - lo) / dilation;
-  const I last = last_in < win - 1 ? last_in : win - 1;
-  return last >= first ? last - first + 1 : I(0);
+  return n;
+}
+// The same at dilation 1, where the taps inside form one range: in closed form.
+template <class I>
+TG_FN I taps_inside_undilated(I in, I win, I stride, I pad_l, I o) {
+  const I lo = o * stride - pad_l, a = lo > 0 ? lo : I(0), b = lo + win < in ? lo + win : in;
+  return b > a ? b - a : I(0);
 }
 
 struct window_dim {

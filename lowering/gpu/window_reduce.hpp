@@ -113,6 +113,8 @@ struct fast_mean {
   int in[ND], win[ND], stride[ND], dilation[ND], pad_l[ND];
   // Taps of window o along dimension d that lie inside the input.
   __device__ int valid_taps(int d, int o) const { return taps_inside(in[d], win[d], stride[d], dilation[d], pad_l[d], o); }
+  // The same where the kernel only runs undilated windows.
+  __device__ int valid_taps_undilated(int d, int o) const { return taps_inside_undilated(in[d], win[d], stride[d], pad_l[d], o); }
   // The weight from the divisor: the product of the dimensions' valid taps (or the window volume).
   __device__ float weight_of(int div) const { return include_pad ? inv_volume : div > 0 ? 1.0f / static_cast<float>(div) : 0.0f; }
   __device__ float weight(const int (&ho)[ND]) const {
@@ -398,7 +400,7 @@ bool try_mean_box(gpu_backend& be, const fast_geometry<3>& g, const fast_mean<3>
 // of dx: V channels (channels-last, one 16-byte dy load) or V positions along the last dimension
 // (channels-first, a running (window, tap) pair instead of a division per element). Kept to a few
 // dozen instructions per 16 bytes, or the kernel is issue-bound, not memory-bound: divisions by
-// multiply-high (fast_div), valid taps in closed form (taps_inside), along the last dimension one dy load and one
+// multiply-high (fast_div), valid taps in closed form (taps_inside_undilated), along the last dimension one dy load and one
 // weight per window (not per element), and the weight's division only at the borders.
 template <int ND>
 struct single_divs {
@@ -425,7 +427,7 @@ __global__ void mean_single_kernel(fast_geometry<ND> g, fast_mean<ND> m, single_
       const int t = hi[d] + m.pad_l[d], o = q.stride[d].div(t);
       inside = inside && t - o * m.stride[d] < m.win[d] && o < g.out[d];
       dy_off += o * g.dy_s[d];
-      div *= m.valid_taps(d, o);
+      div *= m.valid_taps_undilated(d, o);
     }
     gpu_fast::pack<T, V> r;
     if constexpr (ChannelsLast) {
@@ -445,7 +447,7 @@ __global__ void mean_single_kernel(fast_geometry<ND> g, fast_mean<ND> m, single_
       TG_UNROLL for (int v = 0; v < V; ++v) {
         const bool in = inside && k < m.win[D] && o < g.out[D];
         if (in && o != held) {
-          const int taps = m.valid_taps(D, o);
+          const int taps = m.valid_taps_undilated(D, o);
           x = arch::cvt_to_float(dy[dy_off + o * g.dy_s[D]]) * (taps == m.win[D] ? interior : m.weight_of(div * taps));
           held = o;
         }

@@ -151,7 +151,7 @@ TEST(ComposeWindow, CornerCases) {
   }
 }
 
-// taps_inside (the closed form pooling's mean divisor and the GPU fast paths use) against counting the
+// taps_inside and taps_inside_undilated (pooling's mean divisor, host and GPU) against counting the
 // taps one by one, over every small geometry and every output position around the valid range.
 TEST(ComposeWindow, TapsInsideMatchesCountingTaps) {
   for (index_t in = 1; in <= 9; ++in)
@@ -168,5 +168,6 @@ TEST(ComposeWindow, TapsInsideMatchesCountingTaps) {
               ASSERT_EQ(tg::taps_inside(in, win, stride, dilation, pad_l, o), count)
                   << "in " << in << " win " << win << " s " << stride << " d " << dilation << " pad " << pad_l << " o " << o;
               ASSERT_EQ(tg::taps_inside<int>(int(in), int(win), int(stride), int(dilation), int(pad_l), int(o)), int(count));
+              if (dilation == 1) ASSERT_EQ(tg::taps_inside_undilated(in, win, stride, pad_l, o), count);
             }
 }
