@@ -70,58 +70,42 @@ struct operand_mode {
   bool vectors;
 };
 
-// A [Rows, Cols] tile cut into V-element pieces along its fast dimension (the rows when RowsFast,
-// else the columns): piece e starts at (row(e), col(e)); its elements step by (dr, dc).
-template <bool RowsFast, int Rows, int Cols, int V>
-struct tile_pieces {
-  static_assert(Rows % V == 0 && Cols % V == 0, "tile edges must hold whole 16-byte pieces");
-  static constexpr int v = V, count = Rows * Cols / V, per_line = RowsFast ? Rows / V : Cols / V;
-  static constexpr int dr = RowsFast ? 1 : 0, dc = 1 - dr;
-  static TG_FN int row(int e) { return RowsFast ? (e % per_line) * V : e / per_line; }
-  static TG_FN int col(int e) { return RowsFast ? e / per_line : (e % per_line) * V; }
-};
-
-// The offset of the piece of P at (r, c) of an affine split view when it is one aligned run of memory
-// whose two ends pass their guards (the view is affine below its top stage: then every element
-// between passes too), or -1. left_r / left_c: the view's rows / columns from the tile's origin on.
-template <class P, class View, class Entry>
-__device__ inline index_t piece_run(const View& v, const Entry* rows, const Entry* cols, int r, int c, index_t left_r, index_t left_c) {
-  constexpr int rl = P::dr * (P::v - 1), cl = P::dc * (P::v - 1);
-  if (r + rl >= left_r || c + cl >= left_c || !(P::dr ? rows[r].run : cols[c].run)) return -1;
-  const index_t o = affine_offset(v, rows[r], cols[c]);
-  return o >= 0 && o % P::v == 0 && affine_offset(v, rows[r + rl], cols[c + cl]) >= 0 ? o : -1;
-}
-
 // Global -> shared for one operand: the [Rows, BK] tile at (r0, k0) of a [G, R, K] view, in pieces of
 // 16 bytes along the dimension that is contiguous in memory. A piece that starts a run (its entry's
 // run flag, an aligned offset) and whose two ends are valid is one asynchronous copy: the view is
 // affine below its top stage, so the guards hold in between too. Any other piece (padding edges, tile
 // edges, strided views) is filled element by element, padding and out-of-range elements reading zero.
 // `tile` maps (row, k) to the shared offset. (Keeping each thread's row entries in registers across
-// the main loop measured slower: performance.md v14.)
+// the main loop measured slower: performance.md v13.)
 template <bool RowsFast, int Rows, int BK, int Threads, class View, class Tile, class E, class Entry>
 __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, index_t g, index_t r0, index_t R, index_t k0, index_t K,
                                     bool vectors, int tid, const Entry* rows, const Entry* ks) {
-  using P = tile_pieces<RowsFast, Rows, BK, 16 / sizeof(E)>;
-  _Pragma("unroll 1") for (int p = 0; p < (P::count + Threads - 1) / Threads; ++p) {  // rolled: registers
+  constexpr int V = 16 / sizeof(E), pieces = Rows * BK / V;
+  static_assert(Rows % V == 0 && BK % V == 0, "tile edges must hold whole 16-byte pieces");
+  constexpr int dr = RowsFast ? 1 : 0, dk = 1 - dr;
+  constexpr int per_line = RowsFast ? Rows / V : BK / V;  // pieces along the fast dimension
+  _Pragma("unroll 1") for (int p = 0; p < (pieces + Threads - 1) / Threads; ++p) {  // rolled: registers
     const int e = tid + p * Threads;
-    if (P::count % Threads != 0 && e >= P::count) break;
-    const int rr = P::row(e), kk = P::col(e);
+    if (pieces % Threads != 0 && e >= pieces) break;
+    const int rr = RowsFast ? (e % per_line) * V : e / per_line, kk = RowsFast ? e / per_line : (e % per_line) * V;
     E* dst = smem + tile.offset({{rr, kk}});
     if constexpr (affine_split<View>::on) {
-      const index_t o = vectors ? piece_run<P>(v, rows, ks, rr, kk, R - r0, K - k0) : -1;
-      if (o >= 0) {
-        arch::copy16_async(dst, v.data + o, true);
-        continue;
+      constexpr int rl_d = dr * (V - 1), kl_d = dk * (V - 1);
+      if (vectors && r0 + rr + rl_d < R && k0 + kk + kl_d < K && (RowsFast ? rows[rr].run : ks[kk].run)) {
+        const index_t o = affine_offset(v, rows[rr], ks[kk]);
+        if (o >= 0 && o % V == 0 && affine_offset(v, rows[rr + rl_d], ks[kk + kl_d]) >= 0) {
+          arch::copy16_async(dst, v.data + o, true);
+          continue;
+        }
       }
-      _Pragma("unroll 1") for (int t = 0; t < P::v; ++t) {  // rolled: the rare edge path, kept small
-        const int r = rr + P::dr * t, k = kk + P::dc * t;
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) {  // rolled: the rare edge path, kept small
+        const int r = rr + dr * t, k = kk + dk * t;
         const index_t o = r0 + r < R && k0 + k < K ? affine_offset(v, rows[r], ks[k]) : -1;
         dst[t] = o >= 0 ? v.data[o] : from_float<E>(0.0f);
       }
     } else {
-      _Pragma("unroll 1") for (int t = 0; t < P::v; ++t) {  // rolled: a descriptor walk per element is long
-        const int r = rr + P::dr * t, k = kk + P::dc * t;
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) {  // rolled: a descriptor walk per element is long
+        const int r = rr + dr * t, k = kk + dk * t;
         dst[t] = r0 + r < R && k0 + k < K ? load_raw(v, g, r0 + r, k0 + k) : from_float<E>(0.0f);
       }
     }
@@ -134,17 +118,22 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
 template <bool RowsFast, int Rows, int Cols, int Threads, class View, class Tile, class E, class Entry>
 __device__ inline void drain_tile(const E* smem, const Tile& tile, const View& v, index_t r0, index_t R, index_t c0, index_t C, bool vectors,
                                   int tid, const Entry* rows, const Entry* cols) {
-  using P = tile_pieces<RowsFast, Rows, Cols, 16 / sizeof(E)>;
-  _Pragma("unroll 1") for (int e = tid; e < P::count; e += Threads) {
-    const int rr = P::row(e), cc = P::col(e);
+  constexpr int V = 16 / sizeof(E), pieces = Rows * Cols / V;
+  constexpr int dr = RowsFast ? 1 : 0, dc = 1 - dr;
+  constexpr int per_line = RowsFast ? Rows / V : Cols / V;
+  _Pragma("unroll 1") for (int e = tid; e < pieces; e += Threads) {
+    const int rr = RowsFast ? (e % per_line) * V : e / per_line, cc = RowsFast ? e / per_line : (e % per_line) * V;
     const E* src = smem + tile.offset({{rr, cc}});
-    const index_t o = vectors ? piece_run<P>(v, rows, cols, rr, cc, R - r0, C - c0) : -1;
-    if (o >= 0) {
-      *reinterpret_cast<gpu_fast::word16*>(v.data + o) = *reinterpret_cast<const gpu_fast::word16*>(src);
-      continue;
+    constexpr int rl_d = dr * (V - 1), cl_d = dc * (V - 1);
+    if (vectors && r0 + rr + rl_d < R && c0 + cc + cl_d < C && (RowsFast ? rows[rr].run : cols[cc].run)) {
+      const index_t o = affine_offset(v, rows[rr], cols[cc]);
+      if (o >= 0 && o % V == 0 && affine_offset(v, rows[rr + rl_d], cols[cc + cl_d]) >= 0) {
+        *reinterpret_cast<gpu_fast::word16*>(v.data + o) = *reinterpret_cast<const gpu_fast::word16*>(src);
+        continue;
+      }
     }
-    _Pragma("unroll 1") for (int t = 0; t < P::v; ++t) {  // rolled: the rare edge path, kept small
-      const int r = rr + P::dr * t, c = cc + P::dc * t;
+    _Pragma("unroll 1") for (int t = 0; t < V; ++t) {  // rolled: the rare edge path, kept small
+      const int r = rr + dr * t, c = cc + dc * t;
       const index_t o = r0 + r < R && c0 + c < C ? affine_offset(v, rows[r], cols[c]) : -1;
       if (o >= 0) v.data[o] = src[t];
     }
