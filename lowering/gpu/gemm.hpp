@@ -76,7 +76,7 @@ struct operand_mode {
 // affine below its top stage, so the guards hold in between too. Any other piece (padding edges, tile
 // edges, strided views) is filled element by element, padding and out-of-range elements reading zero.
 // `tile` maps (row, k) to the shared offset. (Keeping each thread's row entries in registers across
-// the main loop measured slower: performance.md v13.)
+// the main loop measured slower: performance.md v14.)
 template <bool RowsFast, int Rows, int BK, int Threads, class View, class Tile, class E, class Entry>
 __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, index_t g, index_t r0, index_t R, index_t k0, index_t K,
                                     bool vectors, int tid, const Entry* rows, const Entry* ks) {
@@ -115,6 +115,9 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
 // Shared -> global for the C tile: the [Rows, Cols] tile staged in shared memory at `tile`, written
 // to the [G, R, C] view at (r0, c0) in 16-byte pieces along C's contiguous dimension where a piece is
 // one aligned valid run (as fill_operand reads them), element by element elsewhere; padding is skipped.
+// (The piece walk and run test mirror fill_operand's on purpose: sharing them through one helper
+// raised the backward-weight kernels from 128 to 160 registers, one block per SM instead of two, and
+// cost ~30% there: performance.md 7c.)
 template <bool RowsFast, int Rows, int Cols, int Threads, class View, class Tile, class E, class Entry>
 __device__ inline void drain_tile(const E* smem, const Tile& tile, const View& v, index_t r0, index_t R, index_t c0, index_t C, bool vectors,
                                   int tid, const Entry* rows, const Entry* cols) {
