@@ -111,8 +111,17 @@ struct fast_mean {
   bool include_pad;
   float inv_volume;
   int in[ND], win[ND], stride[ND], dilation[ND], pad_l[ND];
-  // Taps of window o along dimension d that lie inside the input.
-  __device__ int valid_taps(int d, int o) const { return taps_inside(in[d], win[d], stride[d], dilation[d], pad_l[d], o); }
+  // Taps of window o along dimension d that lie inside the input: taps_inside, counted here on the
+  // members themselves (calling taps_inside loads the five values into registers first, and the
+  // channels-last fp32 box-sum kernel then spilled 12 bytes on sm_80).
+  __device__ int valid_taps(int d, int o) const {
+    int valid = 0;
+    for (int k = 0; k < win[d]; ++k) {
+      const int hi = o * stride[d] + k * dilation[d] - pad_l[d];
+      valid += (hi >= 0 && hi < in[d]) ? 1 : 0;
+    }
+    return valid;
+  }
   // The same where the kernel only runs undilated windows.
   __device__ int valid_taps_undilated(int d, int o) const { return taps_inside_undilated(in[d], win[d], stride[d], pad_l[d], o); }
   // The weight from the divisor: the product of the dimensions' valid taps (or the window volume).
