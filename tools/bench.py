@@ -3,12 +3,13 @@
 For each case PyTorch draws the inputs; tilegrad's example reads the same bytes (--load), runs and times
 its op (--time), writes its outputs (--save); PyTorch runs and times its own op on the same tensors and
 the outputs are compared. Writes bench.json and bench.md to the output folder.
-Usage: bench.py BUILD_DIR OUT_DIR [--quick]"""
+Usage: bench.py BUILD_DIR OUT_DIR [--quick] [--only=OP[,OP...]]"""
 import json, os, re, statistics, subprocess, sys, tempfile, datetime
 import torch
 
 build, out = sys.argv[1], sys.argv[2]
 quick = "--quick" in sys.argv
+only = [o for a in sys.argv if a.startswith("--only=") for o in a[len("--only="):].split(",")]
 dev = "cuda"
 torch.backends.cudnn.benchmark = True
 
@@ -134,23 +135,25 @@ def main():
     copy, gemm = roofs()
     print(f"roofs: copy {copy:.0f} GB/s, fp16 gemm {gemm:.0f} TFLOP/s", flush=True)
     cases = [
-        lambda dt, c: maxpool("resnet-stem N128 C64 112x112 3x3 s2 p1", 128, 64, 112, 112, 3, 2, 1, dt, c, copy, gemm),
-        lambda dt, c: maxpool("N64 C256 56x56 2x2 s2", 64, 256, 56, 56, 2, 2, 0, dt, c, copy, gemm),
-        lambda dt, c: avgpool("video N16 C64 16x56x56 2^3 s2", 16, 64, 16, 56, 56, 2, 2, 0, dt, c, copy, gemm),
-        lambda dt, c: avgpool("N8 C128 16x32x32 3^3 s1 p1", 8, 128, 16, 32, 32, 3, 1, 1, dt, c, copy, gemm),
-        lambda dt, c: groupnorm("unet N8 C320 64x64 G32", 8, 320, 64, 64, 32, dt, c, copy, gemm),
-        lambda dt, c: groupnorm("N32 C256 56x56 G32", 32, 256, 56, 56, 32, dt, c, copy, gemm),
-        lambda dt, c: conv("convnd_bwd_data", "seed N128 K256 C128 71x71 3x3 s2 p1", 128, 256, 128, 1, [71, 71], [3, 3], [2, 2], [1, 1], dt, c, copy, gemm),
-        lambda dt, c: conv("convnd_bwd_data", "resnet N64 K64 C64 56x56 3x3 p1", 64, 64, 64, 1, [56, 56], [3, 3], [1, 1], [1, 1], dt, c, copy, gemm),
-        lambda dt, c: conv("convnd_bwd_data", "3d N4 K64 C64 16x56x56 3^3 p1", 4, 64, 64, 1, [16, 56, 56], [3, 3, 3], [1, 1, 1], [1, 1, 1], dt, c, copy, gemm),
-        lambda dt, c: conv("convnd_bwd_data", "1d N32 K256 C256 W4096 k3 p1", 32, 256, 256, 1, [4096], [3], [1], [1], dt, c, copy, gemm),
-        lambda dt, c: conv("grouped_conv_bwd_weight", "resnext N64 G32 C=K256 56x56 3x3 p1", 64, 256, 256, 32, [56, 56], [3, 3], [1, 1], [1, 1], dt, c, copy, gemm),
-        lambda dt, c: conv("grouped_conv_bwd_weight", "depthwise N64 G=C=K384 28x28 7x7 p3", 64, 384, 384, 384, [28, 28], [7, 7], [1, 1], [3, 3], dt, c, copy, gemm),
-        lambda dt, c: conv("grouped_conv_bwd_weight", "dense N128 K256 C128 71x71 3x3 s2 p1", 128, 256, 128, 1, [71, 71], [3, 3], [2, 2], [1, 1], dt, c, copy, gemm),
+        ("maxpool2d_bwd", lambda dt, c: maxpool("resnet-stem N128 C64 112x112 3x3 s2 p1", 128, 64, 112, 112, 3, 2, 1, dt, c, copy, gemm)),
+        ("maxpool2d_bwd", lambda dt, c: maxpool("N64 C256 56x56 2x2 s2", 64, 256, 56, 56, 2, 2, 0, dt, c, copy, gemm)),
+        ("avgpool3d_bwd", lambda dt, c: avgpool("video N16 C64 16x56x56 2^3 s2", 16, 64, 16, 56, 56, 2, 2, 0, dt, c, copy, gemm)),
+        ("avgpool3d_bwd", lambda dt, c: avgpool("N8 C128 16x32x32 3^3 s1 p1", 8, 128, 16, 32, 32, 3, 1, 1, dt, c, copy, gemm)),
+        ("groupnorm_bwd", lambda dt, c: groupnorm("unet N8 C320 64x64 G32", 8, 320, 64, 64, 32, dt, c, copy, gemm)),
+        ("groupnorm_bwd", lambda dt, c: groupnorm("N32 C256 56x56 G32", 32, 256, 56, 56, 32, dt, c, copy, gemm)),
+        ("convnd_bwd_data", lambda dt, c: conv("convnd_bwd_data", "seed N128 K256 C128 71x71 3x3 s2 p1", 128, 256, 128, 1, [71, 71], [3, 3], [2, 2], [1, 1], dt, c, copy, gemm)),
+        ("convnd_bwd_data", lambda dt, c: conv("convnd_bwd_data", "resnet N64 K64 C64 56x56 3x3 p1", 64, 64, 64, 1, [56, 56], [3, 3], [1, 1], [1, 1], dt, c, copy, gemm)),
+        ("convnd_bwd_data", lambda dt, c: conv("convnd_bwd_data", "3d N4 K64 C64 16x56x56 3^3 p1", 4, 64, 64, 1, [16, 56, 56], [3, 3, 3], [1, 1, 1], [1, 1, 1], dt, c, copy, gemm)),
+        ("convnd_bwd_data", lambda dt, c: conv("convnd_bwd_data", "1d N32 K256 C256 W4096 k3 p1", 32, 256, 256, 1, [4096], [3], [1], [1], dt, c, copy, gemm)),
+        ("grouped_conv_bwd_weight", lambda dt, c: conv("grouped_conv_bwd_weight", "resnext N64 G32 C=K256 56x56 3x3 p1", 64, 256, 256, 32, [56, 56], [3, 3], [1, 1], [1, 1], dt, c, copy, gemm)),
+        ("grouped_conv_bwd_weight", lambda dt, c: conv("grouped_conv_bwd_weight", "depthwise N64 G=C=K384 28x28 7x7 p3", 64, 384, 384, 384, [28, 28], [7, 7], [1, 1], [3, 3], dt, c, copy, gemm)),
+        ("grouped_conv_bwd_weight", lambda dt, c: conv("grouped_conv_bwd_weight", "dense N128 K256 C128 71x71 3x3 s2 p1", 128, 256, 128, 1, [71, 71], [3, 3], [2, 2], [1, 1], dt, c, copy, gemm)),
     ]
     for dt in ((torch.float16,) if quick else (torch.float16, torch.float32)):
         for chl in (False, True):
-            for c in cases:
+            for op, c in cases:
+                if only and op not in only:
+                    continue
                 try:
                     c(dt, chl)
                 except Exception as e:  # a failing case is reported, the others still run

@@ -16,6 +16,7 @@
 #include "dsl/transform/xor_swizzle.hpp"
 #include "lowering/gemm.hpp"
 #include "lowering/gpu/backend.hpp"
+#include "lowering/gpu/gemm_small.hpp"
 #include "lowering/gpu/order.hpp"
 #include "lowering/gpu/split_view.hpp"
 #include "lowering/gpu/strided.hpp"
@@ -510,6 +511,53 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
   if (la.workspace)
     TG_LAUNCH((splitk_reduce_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, ep, la.workspace, la.splits, order);
 }
+
+// Small-M GEMMs (gemm_small.hpp): a single GEMM of affine-split operands with at most 8 rows.
+template <class Batch>
+constexpr bool small_m_ok() {
+  using V = decltype(std::declval<Batch>().views(0));
+  return is_single_gemm<Batch>::value && affine_split<decltype(V::a)>::on && affine_split<decltype(V::b)>::on;
+}
+constexpr index_t small_max_m = 1;  // M = 8 (resnext) measured slower than the narrow matrix-core tile (7c)
+
+template <class Batch>
+void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol) {
+  using V = decltype(batch.views(0));
+  const V v = batch.views(0);
+  const index_t G = v.groups(), M = v.m(), N = v.n(), K = v.k();
+  using EA = typename affine_split<decltype(v.a)>::entry;
+  using EB = typename affine_split<decltype(v.b)>::entry;
+  constexpr int VA = 16 / sizeof(elem_t<decltype(V::a)>);
+  EA* a_ks = be.template scratch<EA>(K).data();
+  EB* b_ks = be.template scratch<EB>(K).data();
+  TG_LAUNCH((k_entries_kernel<VA, Batch, EA, EB>), grid_for(K, 256), 256, 0, be.stream, batch, a_ks, b_ks, K);
+  // Lanes along the group when B's groups lie closer together in memory than its k.
+  auto stride = [&](int dim) {
+    multi_index<3> e{};
+    e[dim] = 1;
+    const index_t d = v.b.desc.offset(e) - v.b.desc.offset(multi_index<3>{});
+    return d < 0 ? -d : d;
+  };
+  small_args sa{G > 1 && K > 1 && stride(0) < stride(2), 1, K, a_ks, b_ks, nullptr};
+  constexpr int MR = 1, NR = 8;  // depthwise: one row, 8 columns (taps) per thread
+  const index_t gx = sa.g_lanes ? ceil_div(G, index_t{small_lanes}) : G, ny = ceil_div(N, index_t{NR});
+  const index_t step = sa.g_lanes ? small_threads / small_lanes : small_threads;
+  index_t want = pol.k_splits;
+  if (want <= 0) {  // about four blocks per multiprocessor, each thread at least 16 k
+    want = ceil_div(4 * static_cast<index_t>(be.processors()), gx * ny);
+    const index_t most = K / (16 * step) > 1 ? K / (16 * step) : 1;
+    want = want < most ? want : most;
+  }
+  want = want < K ? want : K;
+  want = want < 65535 ? want : 65535;
+  sa.chunk = ceil_div(K, want);
+  sa.splits = static_cast<int>(ceil_div(K, sa.chunk));
+  sa.workspace = be.template scratch<float>(sa.splits * G * M * N).data();
+  const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(ny), static_cast<unsigned>(sa.splits));
+  TG_LAUNCH((gemm_small_kernel<MR, NR, V>), grid, small_threads, 0, be.stream, v, sa);
+  TG_LAUNCH((splitk_reduce_kernel<Batch>), grid_for(G * M * N, 256), 256, 0, be.stream, batch, ep, sa.workspace, sa.splits,
+            memory_order(v.c.desc));
+}
 }  // namespace gpu_gemm
 
 // The tile table: the schedule per problem shape, op and architecture. Entries are compile-time
@@ -517,8 +565,9 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
 // NVIDIA (cp.async pipeline, ldmatrix fragments):
 //   main    128x128x32, 4 stages (3 for fp32): 2x2 warps for 16-bit batches (backward data), 2x4
 //           for single GEMMs (backward weight) and fp32.
-//   narrow  32x64x32, 1x4 warps, 4 stages: single GEMMs with at most 32 rows (grouped and depthwise
-//           backward weight, M = K/G), where a wider tile would compute mostly padding.
+//   narrow  32x64x32, 1x4 warps, 4 stages: single GEMMs with 2 to 32 rows (grouped backward weight,
+//           M = K/G), where a wider tile would compute mostly padding. One row (depthwise): the
+//           small-M kernel on the ordinary cores (gemm_small.hpp).
 // AMD (copies through registers, 64 KiB of LDS): wide 64x64x32 with 2x2 waves of 64, and narrow
 // 32x64x32 with 1x2 waves, both two stages.
 template <class Batch>
@@ -553,6 +602,9 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
     using P = decltype(policy);
     return ceil_div(max_m, P::BM) * ceil_div(max_n, P::BN);
   };
+  if constexpr (gpu_gemm::small_m_ok<Batch>()) {
+    if (max_m <= gpu_gemm::small_max_m) return gpu_gemm::launch_small(be, batch, ep, pol);
+  }
   if constexpr (table::has_narrow) {
     if (max_m <= table::narrow::BM) return gpu_gemm::launch<typename table::narrow>(be, batch, ep, pol, tiles(typename table::narrow{}), G);
   }

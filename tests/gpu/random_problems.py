@@ -52,7 +52,7 @@ def case():
     depthwise = rng.random() < 0.2
     C = G * rng.randint(1, 12); K = G * rng.randint(1, 12)
     if depthwise:
-        G = C = K = rng.randint(2, 24)
+        G = C = K = rng.randint(2, 40)  # past 32: several lane groups of the small-M kernel
     while True:
         f = [rng.randint(1, 4) for _ in range(nd)]; i = [rng.randint(3, 14 if nd == 3 else 24) for _ in range(nd)]
         s = [rng.randint(1, 3) for _ in range(nd)]; d = [rng.randint(1, 3) for _ in range(nd)]
