@@ -550,8 +550,8 @@ void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
   }
   want = want < K ? want : K;
   want = want < 65535 ? want : 65535;
-  sa.chunk = ceil_div(K, want);
-  sa.splits = static_cast<int>(ceil_div(K, sa.chunk));
+  sa.chunk = want > 0 ? ceil_div(K, want) : 1;  // K = 0: one empty chunk, C = epilogue(0)
+  sa.splits = K > 0 ? static_cast<int>(ceil_div(K, sa.chunk)) : 1;
   sa.workspace = be.template scratch<float>(sa.splits * G * M * N).data();
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(ny), static_cast<unsigned>(sa.splits));
   TG_LAUNCH((gemm_small_kernel<MR, NR, V>), grid, small_threads, 0, be.stream, v, sa);
