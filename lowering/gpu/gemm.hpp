@@ -456,11 +456,38 @@ __global__ void TG_AMD_LAUNCH_BOUNDS(256) fill_kernel(Batch batch, float value, 
     v.c.store(index_in_order(l, len, order), value);
 }
 
+// How far one step along top dimension `dim` of a [G, rows, K] view moves in memory (affine views).
 template <class Desc>
-bool unit_step(const Desc& d, int dim) {
+index_t step_along(const Desc& d, int dim) {
   multi_index<3> e{};
   e[dim] = 1;
-  return d.length(dim) > 1 && d.offset(e) - d.offset(multi_index<3>{}) == 1;
+  return d.offset(e) - d.offset(multi_index<3>{});
+}
+template <class Desc>
+bool unit_step(const Desc& d, int dim) {
+  return d.length(dim) > 1 && step_along(d, dim) == 1;
+}
+
+// The affine_split k entries of every view of the batch, [batch][k_stride], made on the device
+// (k_entries_kernel); null for an operand that is not an affine split.
+struct k_tables {
+  const void *a, *b;
+};
+template <class Batch>
+k_tables make_k_entries(gpu_backend& be, const Batch& batch, index_t k_stride) {
+  using V = decltype(batch.views(0));
+  using SA = affine_split<decltype(V::a)>;
+  using SB = affine_split<decltype(V::b)>;
+  if constexpr (SA::on || SB::on) {
+    using EA = typename SA::entry;
+    using EB = typename SB::entry;
+    EA* a = be.template scratch<EA>(batch.count() * k_stride).data();
+    EB* b = be.template scratch<EB>(batch.count() * k_stride).data();
+    constexpr int VA = 16 / sizeof(elem_t<decltype(V::a)>);
+    TG_LAUNCH((k_entries_kernel<VA, Batch, EA, EB>), grid_for(batch.count() * k_stride, 256), 256, 0, be.stream, batch, a, b, k_stride);
+    return {a, b};
+  }
+  return {nullptr, nullptr};
 }
 
 // An operand's staging: rows-fast when the rows step through memory by one; 16-byte pieces when the
@@ -476,19 +503,12 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
   using V = decltype(batch.views(0));
   const V v0 = batch.views(0);
   launch_args la{1, mode_of(v0.a), mode_of(v0.b), mode_of(v0.c), nullptr, nullptr, 0, pol.mode, nullptr};
-  using EA = typename affine_split<decltype(v0.a)>::entry;
-  using EB = typename affine_split<decltype(v0.b)>::entry;
   for (index_t t = 0; t < batch.count(); ++t) la.k_stride = batch.views(t).k() > la.k_stride ? batch.views(t).k() : la.k_stride;
   // Rounded up to whole k-tiles: the last tile's fill reads entries past K (and ignores them).
   la.k_stride = ceil_div(la.k_stride, Policy::BK) * Policy::BK;
-  if constexpr (affine_split<decltype(v0.a)>::on || affine_split<decltype(v0.b)>::on) {
-    EA* a_ks = be.template scratch<EA>(batch.count() * la.k_stride).data();
-    EB* b_ks = be.template scratch<EB>(batch.count() * la.k_stride).data();
-    la.a_ks = a_ks;
-    la.b_ks = b_ks;
-    constexpr int VA = 16 / sizeof(elem_t<decltype(V::a)>);
-    TG_LAUNCH((k_entries_kernel<VA, Batch, EA, EB>), grid_for(batch.count() * la.k_stride, 256), 256, 0, be.stream, batch, a_ks, b_ks, la.k_stride);
-  }
+  const k_tables ks = make_k_entries(be, batch, la.k_stride);
+  la.a_ks = ks.a;
+  la.b_ks = ks.b;
   const index_t KT = (v0.k() + Policy::BK - 1) / Policy::BK;
   index_t want = pol.k_splits;
   if (want <= 0) {  // automatic: enough blocks for two waves, each chunk at least 8 k-tiles long
@@ -512,33 +532,26 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
     TG_LAUNCH((splitk_reduce_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, ep, la.workspace, la.splits, order);
 }
 
-// Small-M GEMMs (gemm_small.hpp): a single GEMM of affine-split operands with at most 8 rows.
+// Small-M GEMMs (gemm_small.hpp): a single GEMM of affine-split operands with one row per group.
 template <class Batch>
 constexpr bool small_m_ok() {
   using V = decltype(std::declval<Batch>().views(0));
   return is_single_gemm<Batch>::value && affine_split<decltype(V::a)>::on && affine_split<decltype(V::b)>::on;
 }
-constexpr index_t small_max_m = 1;  // M = 8 (resnext) measured slower than the narrow matrix-core tile (7c)
+constexpr index_t small_max_m = 1;  // M = 8 (resnext) measured slower than the narrow matrix-core tile (performance.md 8)
 
 template <class Batch>
 void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol) {
   using V = decltype(batch.views(0));
   const V v = batch.views(0);
   const index_t G = v.groups(), M = v.m(), N = v.n(), K = v.k();
-  using EA = typename affine_split<decltype(v.a)>::entry;
-  using EB = typename affine_split<decltype(v.b)>::entry;
-  constexpr int VA = 16 / sizeof(elem_t<decltype(V::a)>);
-  EA* a_ks = be.template scratch<EA>(K).data();
-  EB* b_ks = be.template scratch<EB>(K).data();
-  TG_LAUNCH((k_entries_kernel<VA, Batch, EA, EB>), grid_for(K, 256), 256, 0, be.stream, batch, a_ks, b_ks, K);
+  const k_tables ks = make_k_entries(be, batch, K);
   // Lanes along the group when B's groups lie closer together in memory than its k.
   auto stride = [&](int dim) {
-    multi_index<3> e{};
-    e[dim] = 1;
-    const index_t d = v.b.desc.offset(e) - v.b.desc.offset(multi_index<3>{});
+    const index_t d = step_along(v.b.desc, dim);
     return d < 0 ? -d : d;
   };
-  small_args sa{G > 1 && K > 1 && stride(0) < stride(2), 1, K, a_ks, b_ks, nullptr};
+  small_args sa{G > 1 && K > 1 && stride(0) < stride(2), 1, K, ks.a, ks.b, nullptr};
   constexpr int MR = 1, NR = 8;  // depthwise: one row, 8 columns (taps) per thread
   const index_t gx = sa.g_lanes ? ceil_div(G, index_t{small_lanes}) : G, ny = ceil_div(N, index_t{NR});
   const index_t step = sa.g_lanes ? small_threads / small_lanes : small_threads;
