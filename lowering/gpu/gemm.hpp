@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <cstdint>
 #include "arch/async_copy.hpp"
+#include "arch/convert.hpp"
 #include "arch/fragment_distribution.hpp"
 #include "arch/ldmatrix.hpp"
 #include "arch/mma.hpp"
@@ -113,6 +114,63 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
   }
 }
 
+// fill_operand for a uniform k-tile (affine_split::k_tile): an element's offset is its row entry's
+// plus the tile's plus j * step, and its guards are its row's plus the tile's, so a piece costs a row
+// entry read and one guard test, with no k entry. Along k (RowsFast false, step 1) a piece lies in one
+// row: its V elements are valid or padding together, one copy (zero-filled for padding). Along rows
+// a piece is one copy where the row entry starts a run and both ends are valid (as fill_operand).
+// Misaligned or broken pieces go element by element.
+template <bool RowsFast, int Rows, int BK, int Threads, class View, class Tile, class E, class Entry, class KTile>
+__device__ inline void fill_uniform(E* smem, const Tile& tile, const View& v, index_t r0, index_t R, int tid, const Entry* rows, const KTile& kt) {
+  constexpr int V = 16 / sizeof(E), pieces = Rows * BK / V;
+  constexpr int per_line = RowsFast ? Rows / V : BK / V;
+  _Pragma("unroll 1") for (int p = 0; p < (pieces + Threads - 1) / Threads; ++p) {
+    const int e = tid + p * Threads;
+    if (pieces % Threads != 0 && e >= pieces) break;
+    const int rr = RowsFast ? (e % per_line) * V : e / per_line, kk = RowsFast ? e / per_line : (e % per_line) * V;
+    E* dst = smem + tile.offset({{rr, kk}});
+    const Entry& first = rows[rr];
+    const index_t o = first.off + kt.off + kk * kt.step;
+    if constexpr (!RowsFast) {
+      const bool valid = r0 + rr < R && affine_valid(v, first, kt);
+      if (!valid || o % V == 0) {
+        arch::copy16_async(dst, valid ? v.data + o : v.data, valid);
+        continue;
+      }
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) dst[t] = v.data[o + t];  // misaligned
+    } else {
+      if (first.run && r0 + rr + V - 1 < R && o % V == 0 && affine_valid(v, first, kt) && affine_valid(v, rows[rr + V - 1], kt)) {
+        arch::copy16_async(dst, v.data + o, true);
+        continue;
+      }
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) {  // rolled: the rare edge path, kept small
+        const Entry& r = rows[rr + t];
+        dst[t] = r0 + rr + t < R && affine_valid(v, r, kt) ? v.data[r.off + kt.off + kk * kt.step] : from_float<E>(0.0f);
+      }
+    }
+  }
+}
+
+// Global -> shared for one operand's k-tile kt into one stage, [Rows][BK] or, rows-fast, [BK][Rows]:
+// a uniform k-tile (affine_split::k_tile) by fill_uniform (along k only with step 1: a piece is then
+// one run), any other by fill_operand.
+template <int Rows, int BK, int Threads, class View, class E, class Entry, class KTile>
+__device__ inline void fill_stage(E* smem, bool rows_fast, const View& v, index_t g, index_t r0, index_t R, index_t kt, index_t K,
+                                  bool vectors, int tid, const Entry* rows, const Entry* ks, const KTile* kts) {
+  const auto rk = smem_tile_desc<Rows, BK, E>();
+  const auto kr = reorder(smem_tile_desc<BK, Rows, E>(), seq<1, 0>{});
+  if constexpr (affine_split<View>::on) {
+    const KTile t = kts[kt];
+    if (t.uniform && vectors && (rows_fast || t.step == 1)) {
+      if (rows_fast) fill_uniform<true, Rows, BK, Threads>(smem, kr, v, r0, R, tid, rows, t);
+      else fill_uniform<false, Rows, BK, Threads>(smem, rk, v, r0, R, tid, rows, t);
+      return;
+    }
+  }
+  if (rows_fast) fill_operand<true, Rows, BK, Threads>(smem, kr, v, g, r0, R, kt * BK, K, vectors, tid, rows, ks + kt * BK);
+  else fill_operand<false, Rows, BK, Threads>(smem, rk, v, g, r0, R, kt * BK, K, vectors, tid, rows, ks + kt * BK);
+}
+
 // Shared -> global for the C tile: the [Rows, Cols] tile staged in shared memory at `tile`, written
 // to the [G, R, C] view at (r0, c0) in 16-byte pieces along C's contiguous dimension where a piece is
 // one aligned valid run (as fill_operand reads them), element by element elsewhere; padding is skipped.
@@ -144,10 +202,62 @@ __device__ inline void drain_tile(const E* smem, const Tile& tile, const View& v
   }
 }
 
+// drain_tile for columns that form one uniform k_tile (column_tile): as fill_uniform, the mirror.
+template <bool RowsFast, int Rows, int Cols, int Threads, class View, class Tile, class E, class Entry, class KTile>
+__device__ inline void drain_uniform(const E* smem, const Tile& tile, const View& v, index_t r0, index_t R, int tid, const Entry* rows,
+                                     const KTile& ct) {
+  constexpr int V = 16 / sizeof(E), pieces = Rows * Cols / V;
+  constexpr int per_line = RowsFast ? Rows / V : Cols / V;
+  _Pragma("unroll 1") for (int e = tid; e < pieces; e += Threads) {
+    const int rr = RowsFast ? (e % per_line) * V : e / per_line, cc = RowsFast ? e / per_line : (e % per_line) * V;
+    const E* src = smem + tile.offset({{rr, cc}});
+    const Entry& first = rows[rr];
+    const index_t o = first.off + ct.off + cc * ct.step;
+    if constexpr (!RowsFast) {
+      if (r0 + rr >= R || !affine_valid(v, first, ct)) continue;  // padding: nothing is stored
+      if (o % V == 0) {
+        *reinterpret_cast<gpu_fast::word16*>(v.data + o) = *reinterpret_cast<const gpu_fast::word16*>(src);
+        continue;
+      }
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) v.data[o + t] = src[t];  // misaligned
+    } else {
+      if (first.run && r0 + rr + V - 1 < R && o % V == 0 && affine_valid(v, first, ct) && affine_valid(v, rows[rr + V - 1], ct)) {
+        *reinterpret_cast<gpu_fast::word16*>(v.data + o) = *reinterpret_cast<const gpu_fast::word16*>(src);
+        continue;
+      }
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) {  // rolled: the rare edge path, kept small
+        const Entry& r = rows[rr + t];
+        if (r0 + rr + t < R && affine_valid(v, r, ct)) v.data[r.off + ct.off + cc * ct.step] = src[t];
+      }
+    }
+  }
+}
+
+// The C tile's columns n0 .. n0 + Cols (entries `cols`, tabulated) as one k_tile, tested by all the
+// block's threads together (a barrier).
+template <int Cols, int Threads, class View, class Entry>
+__device__ inline typename affine_split<View>::k_tile column_tile(const Entry* cols, index_t n0, index_t N, int tid) {
+  using A = affine_split<View>;
+  typename A::k_tile t{};
+  const Entry& f = cols[0];
+  t.off = f.off;
+  t.step = cols[1].off - f.off;
+  TG_UNROLL for (int i = 0; i < A::n_guards; ++i) t.guard[i] = f.guard[i];
+  bool same = true;
+  for (int c = tid; c < Cols; c += Threads) {
+    const Entry& e = cols[c];
+    same = same && n0 + c < N && e.off == f.off + c * t.step;
+    TG_UNROLL for (int i = 0; i < A::n_guards; ++i) same = same && e.guard[i] == f.guard[i];
+  }
+  t.uniform = __syncthreads_and(same);
+  return t;
+}
+
 struct launch_args {
   int splits;
   operand_mode a, b, c;
   const void *a_ks, *b_ks;  // the k entries of A and B, [batch][k_stride] (k_entries_kernel)
+  const void *a_kt, *b_kt;  // their k-tile summaries, [batch][k_stride / BK] (k_tiles_kernel)
   index_t k_stride;
   split_k_mode mode;
   float* workspace;         // [splits, G, M, N] partial sums (deterministic split-K)
@@ -236,6 +346,10 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   EB* const b_rows = reinterpret_cast<EB*>(smem + plan::b_rows);
   const EA* const a_ks = static_cast<const EA*>(la.a_ks) + blockIdx.z * la.k_stride;
   const EB* const b_ks = static_cast<const EB*>(la.b_ks) + blockIdx.z * la.k_stride;
+  using TA = typename SA::k_tile;
+  using TB = typename SB::k_tile;
+  const TA* const a_kt = static_cast<const TA*>(la.a_kt) + blockIdx.z * (la.k_stride / BK);
+  const TB* const b_kt = static_cast<const TB*>(la.b_kt) + blockIdx.z * (la.k_stride / BK);
   // Shared tiles in either orientation, each indexed (row, k); the fragments read B as (k, n).
   const auto a_rk = smem_tile_desc<BM, BK, E>();
   const auto a_kr = reorder(smem_tile_desc<BK, BM, E>(), seq<1, 0>{});
@@ -267,12 +381,8 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
 
   // Global -> shared: k-tile kt into stage st (asynchronous where the pieces allow).
   auto fill_tile = [&](int st, index_t kt) {
-    E* a = As + st * BM * BK;
-    E* b = Bs + st * BN * BK;
-    if (a_rows_fast) fill_operand<true, BM, BK, threads>(a, a_kr, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
-    else fill_operand<false, BM, BK, threads>(a, a_rk, v.a, g, m0, M, kt * BK, K, la.a.vectors, tid, a_rows, a_ks + kt * BK);
-    if (b_rows_fast) fill_operand<true, BN, BK, threads>(b, b_kr, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
-    else fill_operand<false, BN, BK, threads>(b, b_rk, v.b, g, n0, N, kt * BK, K, la.b.vectors, tid, b_rows, b_ks + kt * BK);
+    fill_stage<BM, BK, threads>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt, K, la.a.vectors, tid, a_rows, a_ks, a_kt);
+    fill_stage<BN, BK, threads>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt, K, la.b.vectors, tid, b_rows, b_ks, b_kt);
   };
   // Each lane's ldmatrix addresses within a stage, worked out once (the swizzled tile's index
   // arithmetic stays out of the main loop). Lane l addresses row l % 8 of 8x8 tile l / 8. A: tiles
@@ -380,11 +490,17 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
             TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) {
               const auto rc = c_frag.coord(lane, e);
               const int mm = wm * WM + i * Atom::M + static_cast<int>(rc[0]), nn = wn * WN + j * Atom::N + static_cast<int>(rc[1]);
-              ct[tile.offset({{mm, nn}})] = from_float<EOut>(ep.alpha * acc[i][j][e]);
+              ct[tile.offset({{mm, nn}})] = arch::cvt_from_float<EOut>(ep.alpha * acc[i][j][e]);
             }
       };
       if (c_rows_fast) stage(c_cr); else stage(c_rc);
       __syncthreads();
+      const auto cols = column_tile<BN, threads, decltype(V::c)>(c_cols, n0, N, tid);
+      if (cols.uniform && la.c.vectors && (c_rows_fast || cols.step == 1)) {
+        if (c_rows_fast) drain_uniform<true, BM, BN, threads>(ct, c_cr, v.c, m0, M, tid, c_rows, cols);
+        else drain_uniform<false, BM, BN, threads>(ct, c_rc, v.c, m0, M, tid, c_rows, cols);
+        return;
+      }
       if (c_rows_fast) drain_tile<true, BM, BN, threads>(ct, c_cr, v.c, m0, M, n0, N, la.c.vectors, tid, c_rows, c_cols);
       else drain_tile<false, BM, BN, threads>(ct, c_rc, v.c, m0, M, n0, N, la.c.vectors, tid, c_rows, c_cols);
       return;
@@ -411,8 +527,8 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
         }
         if (off < 0) continue;
         if (la.splits == 1) {
-          const float old = ep.op == epilogue_op::accumulate ? to_float(v.c.data[off]) : 0.0f;
-          v.c.data[off] = from_float<EOut>(ep.apply(acc[i][j][e], old));
+          const float old = ep.op == epilogue_op::accumulate ? arch::cvt_to_float(v.c.data[off]) : 0.0f;
+          v.c.data[off] = arch::cvt_from_float<EOut>(ep.apply(acc[i][j][e], old));
         } else if constexpr (std::is_same_v<EOut, float>) {
           atomicAdd(&v.c.data[off], ep.alpha * acc[i][j][e]);
         }
@@ -430,6 +546,19 @@ __global__ void TG_AMD_LAUNCH_BOUNDS(256) k_entries_kernel(Batch batch, EA* a, E
     if (k >= v.k()) continue;
     if constexpr (affine_split<decltype(v.a)>::on) a[l] = affine_entry<VA>(v.a, 0, 2, k);
     if constexpr (affine_split<decltype(v.b)>::on) b[l] = affine_entry<VA>(v.b, 0, 2, k);
+  }
+}
+
+// The k-tile summaries (affine_split::k_tile) of every view's k entries, tiles of BK.
+template <int BK, class Batch, class EA, class EB, class TA, class TB>
+__global__ void TG_AMD_LAUNCH_BOUNDS(256) k_tiles_kernel(Batch batch, const EA* a, const EB* b, TA* ta, TB* tb, index_t k_stride) {
+  using V = decltype(batch.views(0));
+  const index_t per = k_stride / BK, total = batch.count() * per;
+  for (index_t l = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; l < total; l += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    const index_t t = l / per, k0 = l % per * BK, K = batch.views(t).k();
+    if (k0 >= K) continue;
+    if constexpr (affine_split<decltype(V::a)>::on) ta[l] = affine_k_tile<BK, decltype(V::a)>(a + t * k_stride, k0, K);
+    if constexpr (affine_split<decltype(V::b)>::on) tb[l] = affine_k_tile<BK, decltype(V::b)>(b + t * k_stride, k0, K);
   }
 }
 
@@ -502,13 +631,28 @@ template <class Policy, class Batch>
 void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, index_t max_tiles, index_t G) {
   using V = decltype(batch.views(0));
   const V v0 = batch.views(0);
-  launch_args la{1, mode_of(v0.a), mode_of(v0.b), mode_of(v0.c), nullptr, nullptr, 0, pol.mode, nullptr};
+  launch_args la{1, mode_of(v0.a), mode_of(v0.b), mode_of(v0.c), nullptr, nullptr, nullptr, nullptr, 0, pol.mode, nullptr};
   for (index_t t = 0; t < batch.count(); ++t) la.k_stride = batch.views(t).k() > la.k_stride ? batch.views(t).k() : la.k_stride;
   // Rounded up to whole k-tiles: the last tile's fill reads entries past K (and ignores them).
   la.k_stride = ceil_div(la.k_stride, Policy::BK) * Policy::BK;
   const k_tables ks = make_k_entries(be, batch, la.k_stride);
   la.a_ks = ks.a;
   la.b_ks = ks.b;
+  using SA = affine_split<decltype(V::a)>;
+  using SB = affine_split<decltype(V::b)>;
+  if constexpr (SA::on || SB::on) {
+    using TA = typename SA::k_tile;
+    using TB = typename SB::k_tile;
+    const index_t n = batch.count() * (la.k_stride / Policy::BK);
+    TA* ta = be.template scratch<TA>(n).data();
+    TB* tb = be.template scratch<TB>(n).data();
+    using EA = typename SA::entry;
+    using EB = typename SB::entry;
+    TG_LAUNCH((k_tiles_kernel<Policy::BK, Batch, EA, EB, TA, TB>), grid_for(n, 256), 256, 0, be.stream, batch, static_cast<const EA*>(ks.a),
+              static_cast<const EB*>(ks.b), ta, tb, la.k_stride);
+    la.a_kt = ta;
+    la.b_kt = tb;
+  }
   const index_t KT = (v0.k() + Policy::BK - 1) / Policy::BK;
   index_t want = pol.k_splits;
   if (want <= 0) {  // automatic: enough blocks for two waves, each chunk at least 8 k-tiles long

@@ -66,6 +66,16 @@ struct affine_split {
     int guard[n_guards > 0 ? n_guards : 1];
     int run;
   };
+  // BK consecutive k entries from k0 (a GEMM k-tile) summarised: `uniform` when all lie below K, share
+  // the first one's guards and each lies `step` further in memory than the one before. Then element
+  // (row entry r, k0 + j) is at r.off + off + j * step and valid iff the guards of (r, first) hold:
+  // one test per tile row, no k entry per element (channels-last convolutions: a k-tile inside one
+  // filter position).
+  struct k_tile {
+    index_t off, step;
+    int guard[n_guards > 0 ? n_guards : 1];
+    int uniform;
+  };
 };
 
 namespace detail {
@@ -119,12 +129,37 @@ __device__ inline typename affine_split<View>::entry affine_entry(const View& v,
   return e;
 }
 
+// Whether the guards (pads) of row part r plus k part k hold: the element is not padding.
+template <class View, class KPart>
+__device__ inline bool affine_valid(const View& v, const typename affine_split<View>::entry& r, const KPart& k) {
+  using A = affine_split<View>;
+  index_t g[A::n_guards > 0 ? A::n_guards : 1];
+  TG_UNROLL for (int i = 0; i < A::n_guards; ++i) g[i] = static_cast<index_t>(r.guard[i] + k.guard[i]);
+  return v.desc.chain.template guards_valid<1>(g);
+}
+
 // The element (row entry r, k entry k): its offset, or -1 where a guard fails (padding).
 template <class View>
 __device__ inline index_t affine_offset(const View& v, const typename affine_split<View>::entry& r, const typename affine_split<View>::entry& k) {
+  return affine_valid(v, r, k) ? r.off + k.off : -1;
+}
+
+// The k_tile of entries ks[k0 .. k0 + BK) (entries of k < K only are read).
+template <int BK, class View>
+__device__ inline typename affine_split<View>::k_tile affine_k_tile(const typename affine_split<View>::entry* ks, index_t k0, index_t K) {
   using A = affine_split<View>;
-  index_t g[A::n_guards > 0 ? A::n_guards : 1];
-  TG_UNROLL for (int i = 0; i < A::n_guards; ++i) g[i] = static_cast<index_t>(r.guard[i]) + k.guard[i];
-  return v.desc.chain.template guards_valid<1>(g) ? r.off + k.off : -1;
+  typename A::k_tile t{};
+  const auto& f = ks[k0];
+  t.off = f.off;
+  t.step = k0 + 1 < K ? ks[k0 + 1].off - f.off : 0;
+  TG_UNROLL for (int i = 0; i < A::n_guards; ++i) t.guard[i] = f.guard[i];
+  bool same = k0 + BK <= K;
+  for (int j = 1; same && j < BK; ++j) {
+    const auto& e = ks[k0 + j];
+    same = e.off == f.off + j * t.step;
+    TG_UNROLL for (int i = 0; i < A::n_guards; ++i) same = same && e.guard[i] == f.guard[i];
+  }
+  t.uniform = same;
+  return t;
 }
 }  // namespace tg
