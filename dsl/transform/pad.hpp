@@ -1,6 +1,7 @@
 // pad: extends a dimension of length `len` by `left` and `right` positions; lower = upper - left.
 // Positions in the padding are invalid (a load reads zero / the identity, a store is skipped).
 #pragma once
+#include <cstdint>
 #include "dsl/array.hpp"
 #include "dsl/number.hpp"
 
@@ -15,7 +16,10 @@ struct pad {
   Right right;
   TG_FN multi_index<1> upper_lengths() const { return {{as_index(len) + as_index(left) + as_index(right)}}; }
   TG_FN multi_index<1> lower(const multi_index<1>& up) const { return {{up[0] - as_index(left)}}; }
-  TG_FN bool is_valid(const multi_index<1>& up) const { return up[0] >= as_index(left) && up[0] < as_index(left) + as_index(len); }
+  // left <= up < left + len as one unsigned comparison (len >= 0): the guard of every padded load.
+  TG_FN bool is_valid(const multi_index<1>& up) const {
+    return static_cast<std::uint64_t>(up[0] - as_index(left)) < static_cast<std::uint64_t>(as_index(len));
+  }
   TG_FN multi_index<1> lower_step(const multi_index<1>& d, const multi_index<1>&, const multi_index<1>&) const { return d; }
 };
 template <class Len, class Left, class Right>

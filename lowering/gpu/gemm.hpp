@@ -8,6 +8,7 @@
 #pragma once
 #include <type_traits>
 #include <cstdint>
+#include <new>
 #include "arch/async_copy.hpp"
 #include "arch/convert.hpp"
 #include "arch/fragment_distribution.hpp"
@@ -130,7 +131,7 @@ __device__ inline void fill_uniform(E* smem, const Tile& tile, const View& v, in
     const int rr = RowsFast ? (e % per_line) * V : e / per_line, kk = RowsFast ? e / per_line : (e % per_line) * V;
     E* dst = smem + tile.offset({{rr, kk}});
     const Entry& first = rows[rr];
-    const index_t o = first.off + kt.off + kk * kt.step;
+    const index_t o = first.off + kt.off + (RowsFast ? kk * kt.step : kk);  // along k the step is 1
     if constexpr (!RowsFast) {
       const bool valid = r0 + rr < R && affine_valid(v, first, kt);
       if (!valid || o % V == 0) {
@@ -212,7 +213,7 @@ __device__ inline void drain_uniform(const E* smem, const Tile& tile, const View
     const int rr = RowsFast ? (e % per_line) * V : e / per_line, cc = RowsFast ? e / per_line : (e % per_line) * V;
     const E* src = smem + tile.offset({{rr, cc}});
     const Entry& first = rows[rr];
-    const index_t o = first.off + ct.off + cc * ct.step;
+    const index_t o = first.off + ct.off + (RowsFast ? cc * ct.step : cc);  // along the columns the step is 1
     if constexpr (!RowsFast) {
       if (r0 + rr >= R || !affine_valid(v, first, ct)) continue;  // padding: nothing is stored
       if (o % V == 0) {
@@ -258,6 +259,7 @@ struct launch_args {
   operand_mode a, b, c;
   const void *a_ks, *b_ks;  // the k entries of A and B, [batch][k_stride] (k_entries_kernel)
   const void *a_kt, *b_kt;  // their k-tile summaries, [batch][k_stride / BK] (k_tiles_kernel)
+  const void* views;        // batch.views(t) for every t (views_kernel)
   index_t k_stride;
   split_k_mode mode;
   float* workspace;         // [splits, G, M, N] partial sums (deterministic split-K)
@@ -316,7 +318,8 @@ struct smem_plan {
   static constexpr std::size_t c_tile = 0, c_rows = (sizeof(EOut) * BM * BN + 15) / 16 * 16, c_cols = c_rows + ec * (SC::on ? BM : 0);
   static constexpr std::size_t c_end = c_cols + ec * (SC::on ? BN : 0);
   static_assert(c_end <= tables_end, "the C tile and its entries reuse the operand tiles' space");
-  static constexpr std::size_t bytes = tables_end;
+  static constexpr std::size_t views = (tables_end + 15) / 16 * 16;  // the block's views, whole kernel
+  static constexpr std::size_t bytes = views + sizeof(V);
 };
 
 template <class Policy, class Batch>
@@ -359,7 +362,16 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   // Shared tile orientations (uniform per launch; constant false where only [rows][k] is built).
   const bool a_rows_fast = tile_orientations && la.a.rows_fast, b_rows_fast = tile_orientations && la.b.rows_fast,
              c_rows_fast = tile_orientations && la.c.rows_fast;
-  const V v = batch.views(blockIdx.z);
+  // The block's views, made once per launch by views_kernel (a col2im class costs ~50 divisions to
+  // build: as much as the rest of the block's set-up), copied to shared memory.
+  static_assert(std::is_trivially_copyable_v<V> && sizeof(V) % 4 == 0, "views are copied word by word");
+  {
+    const auto* src = static_cast<const std::uint32_t*>(la.views) + blockIdx.z * (sizeof(V) / 4);
+    auto* dst = reinterpret_cast<std::uint32_t*>(smem + plan::views);
+    for (int i = threadIdx.x; i < static_cast<int>(sizeof(V) / 4); i += threads) dst[i] = src[i];
+    __syncthreads();
+  }
+  const V& v = *reinterpret_cast<const V*>(smem + plan::views);
   const index_t M = v.m(), N = v.n(), K = v.k(), G = v.groups();
   const index_t tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
   const index_t tm = blockIdx.x / tiles_n, tn = blockIdx.x % tiles_n;
@@ -549,6 +561,15 @@ __global__ void TG_AMD_LAUNCH_BOUNDS(256) k_entries_kernel(Batch batch, EA* a, E
   }
 }
 
+// Every view of the batch, built once per launch for the GEMM blocks to copy.
+template <class Batch>
+__global__ void TG_AMD_LAUNCH_BOUNDS(64, 2) views_kernel(Batch batch, decltype(batch.views(0))* out) {
+  using V = decltype(batch.views(0));
+  for (index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; t < batch.count(); t += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    new (out + t) V(batch.views(t));  // member-wise: a memcpy from a local put it on the stack (AMD scratch)
+  }
+}
+
 // The k-tile summaries (affine_split::k_tile) of every view's k entries, tiles of BK.
 template <int BK, class Batch, class EA, class EB, class TA, class TB>
 __global__ void TG_AMD_LAUNCH_BOUNDS(256) k_tiles_kernel(Batch batch, const EA* a, const EB* b, TA* ta, TB* tb, index_t k_stride) {
@@ -631,7 +652,10 @@ template <class Policy, class Batch>
 void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, index_t max_tiles, index_t G) {
   using V = decltype(batch.views(0));
   const V v0 = batch.views(0);
-  launch_args la{1, mode_of(v0.a), mode_of(v0.b), mode_of(v0.c), nullptr, nullptr, nullptr, nullptr, 0, pol.mode, nullptr};
+  launch_args la{1, mode_of(v0.a), mode_of(v0.b), mode_of(v0.c), nullptr, nullptr, nullptr, nullptr, nullptr, 0, pol.mode, nullptr};
+  V* views = be.template scratch<V>(batch.count()).data();
+  TG_LAUNCH((views_kernel<Batch>), grid_for(batch.count(), 64), 64, 0, be.stream, batch, views);
+  la.views = views;
   for (index_t t = 0; t < batch.count(); ++t) la.k_stride = batch.views(t).k() > la.k_stride ? batch.views(t).k() : la.k_stride;
   // Rounded up to whole k-tiles: the last tile's fill reads entries past K (and ignores them).
   la.k_stride = ceil_div(la.k_stride, Policy::BK) * Policy::BK;
