@@ -299,11 +299,16 @@ inline constexpr bool ldmatrix_fragments =
     false;
 #endif
 
+// Whether the GEMM blocks copy their views from views_kernel's table (batches of col2im classes)
+// instead of building them.
+template <class Batch>
+inline constexpr bool shared_views = !is_single_gemm<Batch>::value;
+
 // The shared memory of one block, carved from the dynamic allocation: Stages tiles of A and B, the
 // affine_split entries of the tile rows (the k entries come from global memory, made once per launch
 // by k_entries_kernel), and after the main loop, in the same space, the C tile and the entries of its
-// rows and columns.
-template <class Policy, class V>
+// rows and columns; last, for the whole kernel, the block's views where they are shared_views.
+template <class Policy, class V, bool Shared>
 struct smem_plan {
   using E = elem_t<decltype(V::a)>;
   using SA = affine_split<decltype(V::a)>;
@@ -318,8 +323,8 @@ struct smem_plan {
   static constexpr std::size_t c_tile = 0, c_rows = (sizeof(EOut) * BM * BN + 15) / 16 * 16, c_cols = c_rows + ec * (SC::on ? BM : 0);
   static constexpr std::size_t c_end = c_cols + ec * (SC::on ? BN : 0);
   static_assert(c_end <= tables_end, "the C tile and its entries reuse the operand tiles' space");
-  static constexpr std::size_t views = (tables_end + 15) / 16 * 16;  // the block's views, whole kernel
-  static constexpr std::size_t bytes = views + sizeof(V);
+  static constexpr std::size_t views = (tables_end + 15) / 16 * 16;  // the block's views (shared_views)
+  static constexpr std::size_t bytes = views + (Shared ? sizeof(V) : 0);
 };
 
 template <class Policy, class Batch>
@@ -328,7 +333,7 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   using V = decltype(batch.views(0));
   using E = elem_t<decltype(V::a)>;
   using Atom = arch::default_atom<E>;
-  using plan = smem_plan<Policy, V>;
+  using plan = smem_plan<Policy, V, shared_views<Batch>>;
   constexpr int BM = Policy::BM, BN = Policy::BN, BK = Policy::BK, S = Policy::Stages;
   constexpr int WM = BM / Policy::WarpsM, WN = BN / Policy::WarpsN;  // warp tile
   constexpr int TM = WM / Atom::M, TN = WN / Atom::N;                // atoms per warp tile
@@ -362,16 +367,23 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   // Shared tile orientations (uniform per launch; constant false where only [rows][k] is built).
   const bool a_rows_fast = tile_orientations && la.a.rows_fast, b_rows_fast = tile_orientations && la.b.rows_fast,
              c_rows_fast = tile_orientations && la.c.rows_fast;
-  // The block's views, made once per launch by views_kernel (a col2im class costs ~50 divisions to
-  // build: as much as the rest of the block's set-up), copied to shared memory.
-  static_assert(std::is_trivially_copyable_v<V> && sizeof(V) % 4 == 0, "views are copied word by word");
-  {
-    const auto* src = static_cast<const std::uint32_t*>(la.views) + blockIdx.z * (sizeof(V) / 4);
-    auto* dst = reinterpret_cast<std::uint32_t*>(smem + plan::views);
-    for (int i = threadIdx.x; i < static_cast<int>(sizeof(V) / 4); i += threads) dst[i] = src[i];
-    __syncthreads();
-  }
-  const V& v = *reinterpret_cast<const V*>(smem + plan::views);
+  // The block's views. Batches of col2im classes: made once per launch by views_kernel and copied to
+  // shared memory (a class costs ~50 divisions to build, as much as the rest of the block's set-up:
+  // 1.24 -> 1.09 ms on the seed case). Single GEMMs build theirs here: read from shared memory, their
+  // view's fields slowed the k-entry fill by 15-40% (performance.md 9).
+  auto block_views = [&]() -> decltype(auto) {
+    if constexpr (shared_views<Batch>) {
+      static_assert(std::is_trivially_copyable_v<V> && sizeof(V) % 4 == 0, "views are copied word by word");
+      const auto* src = static_cast<const std::uint32_t*>(la.views) + blockIdx.z * (sizeof(V) / 4);
+      auto* dst = reinterpret_cast<std::uint32_t*>(smem + plan::views);
+      for (int i = threadIdx.x; i < static_cast<int>(sizeof(V) / 4); i += threads) dst[i] = src[i];
+      __syncthreads();
+      return static_cast<const V&>(*reinterpret_cast<const V*>(smem + plan::views));
+    } else {
+      return batch.views(blockIdx.z);
+    }
+  };
+  const auto& v = block_views();
   const index_t M = v.m(), N = v.n(), K = v.k(), G = v.groups();
   const index_t tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
   const index_t tm = blockIdx.x / tiles_n, tn = blockIdx.x % tiles_n;
@@ -653,9 +665,11 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
   using V = decltype(batch.views(0));
   const V v0 = batch.views(0);
   launch_args la{1, mode_of(v0.a), mode_of(v0.b), mode_of(v0.c), nullptr, nullptr, nullptr, nullptr, nullptr, 0, pol.mode, nullptr};
-  V* views = be.template scratch<V>(batch.count()).data();
-  TG_LAUNCH((views_kernel<Batch>), grid_for(batch.count(), 64), 64, 0, be.stream, batch, views);
-  la.views = views;
+  if constexpr (shared_views<Batch>) {
+    V* views = be.template scratch<V>(batch.count()).data();
+    TG_LAUNCH((views_kernel<Batch>), grid_for(batch.count(), 64), 64, 0, be.stream, batch, views);
+    la.views = views;
+  }
   for (index_t t = 0; t < batch.count(); ++t) la.k_stride = batch.views(t).k() > la.k_stride ? batch.views(t).k() : la.k_stride;
   // Rounded up to whole k-tiles: the last tile's fill reads entries past K (and ignores them).
   la.k_stride = ceil_div(la.k_stride, Policy::BK) * Policy::BK;
@@ -692,7 +706,7 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
   if (la.splits > 1 && la.mode == split_k_mode::atomic)
     TG_LAUNCH((fill_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, 0.0f, order);
   const dim3 grid(static_cast<unsigned>(max_tiles), static_cast<unsigned>(G * la.splits), static_cast<unsigned>(batch.count()));
-  constexpr std::size_t shared = smem_plan<Policy, V>::bytes;
+  constexpr std::size_t shared = smem_plan<Policy, V, shared_views<Batch>>::bytes;
   static const bool allowed = (arch::allow_dynamic_shared(&gemm_kernel<Policy, Batch>, shared), true);  // once per kernel
   (void)allowed;
   TG_LAUNCH((gemm_kernel<Policy, Batch>), grid, threads_of<Policy, V>(), shared, be.stream, batch, ep, la);
@@ -749,6 +763,7 @@ void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
 //   narrow  32x64x32, 1x4 warps, 4 stages: single GEMMs with 2 to 32 rows (grouped backward weight,
 //           M = K/G), where a wider tile would compute mostly padding. One row (depthwise): the
 //           small-M kernel on the ordinary cores (gemm_small.hpp).
+//   half_n  128x64x32, 2x2 warps: batches with at most 64 columns (backward data, C <= 64).
 // AMD (copies through registers, 64 KiB of LDS): wide 64x64x32 with 2x2 waves of 64, and narrow
 // 32x64x32 with 1x2 waves, both two stages.
 template <class Batch>
@@ -756,6 +771,7 @@ struct gemm_tile_table {
 #if defined(__HIP__)
   using main = gpu_gemm::tile_policy<64, 64, 32, 2, 2, 2>;
   using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 2, 2>;
+  using half_n = main;  // main is 64 columns wide already
 #else
   using E = gpu_gemm::elem_t<decltype(std::declval<Batch>().views(0).a)>;
   // Batches of GEMMs (col2im classes: backward data) 2x2 warps of 64x64 (half the shared-memory
@@ -764,8 +780,12 @@ struct gemm_tile_table {
   // fp32 (tf32 atoms: twice the fragment registers) keeps 2x4 everywhere: 2x2 needed stack on sm_80.
   using main = gpu_gemm::tile_policy<128, 128, 32, 2, is_single_gemm<Batch>::value || sizeof(E) != 2 ? 4 : 2, sizeof(E) == 2 ? 4 : 3>;
   using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 4, 4>;
+  // Batches of GEMMs with at most 64 columns (backward data with C <= 64): 128x64, 2x2 warps of 64x32,
+  // where main's 128 columns would be half padding.
+  using half_n = gpu_gemm::tile_policy<128, 64, 32, 2, 2, sizeof(E) == 2 ? 4 : 3>;
 #endif
   static constexpr bool has_narrow = is_single_gemm<Batch>::value;
+  static constexpr bool has_half_n = !is_single_gemm<Batch>::value;
 };
 
 template <class Batch>
@@ -788,6 +808,9 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
   }
   if constexpr (table::has_narrow) {
     if (max_m <= table::narrow::BM) return gpu_gemm::launch<typename table::narrow>(be, batch, ep, pol, tiles(typename table::narrow{}), G);
+  }
+  if constexpr (table::has_half_n && !std::is_same_v<typename table::half_n, typename table::main>) {
+    if (max_n <= table::half_n::BN) return gpu_gemm::launch<typename table::half_n>(be, batch, ep, pol, tiles(typename table::half_n{}), G);
   }
   gpu_gemm::launch<typename table::main>(be, batch, ep, pol, tiles(typename table::main{}), G);
 }
