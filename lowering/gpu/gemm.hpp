@@ -117,12 +117,14 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
 
 // fill_operand for a uniform k-tile (affine_split::k_tile): an element's offset is its row entry's
 // plus the tile's plus j * step, and its guards are its row's plus the tile's, so a piece costs a row
-// entry read and one guard test, with no k entry. Along k (RowsFast false, step 1) a piece lies in one
-// row: its V elements are valid or padding together, one copy (zero-filled for padding). Along rows
-// a piece is one copy where the row entry starts a run and both ends are valid (as fill_operand).
-// Misaligned or broken pieces go element by element.
+// entry read and one guard test, with no k entry. Along k (RowsFast false) a piece lies in one row:
+// its V elements are valid or padding together; padding is one zero-filled copy, and with step 1 and
+// `vectors` (an aligned pointer) a valid aligned piece is one copy. Along rows a piece is one copy
+// where the row entry starts a run and both ends are valid (as fill_operand). Other pieces (a step
+// other than 1, misaligned, broken runs) go element by element, still without k entries.
 template <bool RowsFast, int Rows, int BK, int Threads, class View, class Tile, class E, class Entry, class KTile>
-__device__ inline void fill_uniform(E* smem, const Tile& tile, const View& v, index_t r0, index_t R, int tid, const Entry* rows, const KTile& kt) {
+__device__ inline void fill_uniform(E* smem, const Tile& tile, const View& v, index_t r0, index_t R, bool vectors, int tid, const Entry* rows,
+                                    const KTile& kt) {
   constexpr int V = 16 / sizeof(E), pieces = Rows * BK / V;
   constexpr int per_line = RowsFast ? Rows / V : BK / V;
   _Pragma("unroll 1") for (int p = 0; p < (pieces + Threads - 1) / Threads; ++p) {
@@ -131,16 +133,16 @@ __device__ inline void fill_uniform(E* smem, const Tile& tile, const View& v, in
     const int rr = RowsFast ? (e % per_line) * V : e / per_line, kk = RowsFast ? e / per_line : (e % per_line) * V;
     E* dst = smem + tile.offset({{rr, kk}});
     const Entry& first = rows[rr];
-    const index_t o = first.off + kt.off + (RowsFast ? kk * kt.step : kk);  // along k the step is 1
+    const index_t o = first.off + kt.off + kk * kt.step;
     if constexpr (!RowsFast) {
       const bool valid = r0 + rr < R && affine_valid(v, first, kt);
-      if (!valid || o % V == 0) {
+      if (!valid || (vectors && kt.step == 1 && o % V == 0)) {
         arch::copy16_async(dst, valid ? v.data + o : v.data, valid);
         continue;
       }
-      _Pragma("unroll 1") for (int t = 0; t < V; ++t) dst[t] = v.data[o + t];  // misaligned
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) dst[t] = v.data[o + t * kt.step];
     } else {
-      if (first.run && r0 + rr + V - 1 < R && o % V == 0 && affine_valid(v, first, kt) && affine_valid(v, rows[rr + V - 1], kt)) {
+      if (vectors && first.run && r0 + rr + V - 1 < R && o % V == 0 && affine_valid(v, first, kt) && affine_valid(v, rows[rr + V - 1], kt)) {
         arch::copy16_async(dst, v.data + o, true);
         continue;
       }
@@ -153,8 +155,7 @@ __device__ inline void fill_uniform(E* smem, const Tile& tile, const View& v, in
 }
 
 // Global -> shared for one operand's k-tile kt into one stage, [Rows][BK] or, rows-fast, [BK][Rows]:
-// a uniform k-tile (affine_split::k_tile) by fill_uniform (along k only with step 1: a piece is then
-// one run), any other by fill_operand.
+// a uniform k-tile (affine_split::k_tile) by fill_uniform, any other by fill_operand.
 template <int Rows, int BK, int Threads, class View, class E, class Entry, class KTile>
 __device__ inline void fill_stage(E* smem, bool rows_fast, const View& v, index_t g, index_t r0, index_t R, index_t kt, index_t K,
                                   bool vectors, int tid, const Entry* rows, const Entry* ks, const KTile* kts) {
@@ -162,9 +163,9 @@ __device__ inline void fill_stage(E* smem, bool rows_fast, const View& v, index_
   const auto kr = reorder(smem_tile_desc<BK, Rows, E>(), seq<1, 0>{});
   if constexpr (affine_split<View>::on) {
     const KTile t = kts[kt];
-    if (t.uniform && vectors && (rows_fast || t.step == 1)) {
-      if (rows_fast) fill_uniform<true, Rows, BK, Threads>(smem, kr, v, r0, R, tid, rows, t);
-      else fill_uniform<false, Rows, BK, Threads>(smem, rk, v, r0, R, tid, rows, t);
+    if (t.uniform) {
+      if (rows_fast) fill_uniform<true, Rows, BK, Threads>(smem, kr, v, r0, R, vectors, tid, rows, t);
+      else fill_uniform<false, Rows, BK, Threads>(smem, rk, v, r0, R, vectors, tid, rows, t);
       return;
     }
   }
@@ -205,24 +206,24 @@ __device__ inline void drain_tile(const E* smem, const Tile& tile, const View& v
 
 // drain_tile for columns that form one uniform k_tile (column_tile): as fill_uniform, the mirror.
 template <bool RowsFast, int Rows, int Cols, int Threads, class View, class Tile, class E, class Entry, class KTile>
-__device__ inline void drain_uniform(const E* smem, const Tile& tile, const View& v, index_t r0, index_t R, int tid, const Entry* rows,
-                                     const KTile& ct) {
+__device__ inline void drain_uniform(const E* smem, const Tile& tile, const View& v, index_t r0, index_t R, bool vectors, int tid,
+                                     const Entry* rows, const KTile& ct) {
   constexpr int V = 16 / sizeof(E), pieces = Rows * Cols / V;
   constexpr int per_line = RowsFast ? Rows / V : Cols / V;
   _Pragma("unroll 1") for (int e = tid; e < pieces; e += Threads) {
     const int rr = RowsFast ? (e % per_line) * V : e / per_line, cc = RowsFast ? e / per_line : (e % per_line) * V;
     const E* src = smem + tile.offset({{rr, cc}});
     const Entry& first = rows[rr];
-    const index_t o = first.off + ct.off + (RowsFast ? cc * ct.step : cc);  // along the columns the step is 1
+    const index_t o = first.off + ct.off + cc * ct.step;
     if constexpr (!RowsFast) {
       if (r0 + rr >= R || !affine_valid(v, first, ct)) continue;  // padding: nothing is stored
-      if (o % V == 0) {
+      if (vectors && ct.step == 1 && o % V == 0) {
         *reinterpret_cast<gpu_fast::word16*>(v.data + o) = *reinterpret_cast<const gpu_fast::word16*>(src);
         continue;
       }
-      _Pragma("unroll 1") for (int t = 0; t < V; ++t) v.data[o + t] = src[t];  // misaligned
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) v.data[o + t * ct.step] = src[t];
     } else {
-      if (first.run && r0 + rr + V - 1 < R && o % V == 0 && affine_valid(v, first, ct) && affine_valid(v, rows[rr + V - 1], ct)) {
+      if (vectors && first.run && r0 + rr + V - 1 < R && o % V == 0 && affine_valid(v, first, ct) && affine_valid(v, rows[rr + V - 1], ct)) {
         *reinterpret_cast<gpu_fast::word16*>(v.data + o) = *reinterpret_cast<const gpu_fast::word16*>(src);
         continue;
       }
@@ -520,9 +521,9 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
       if (c_rows_fast) stage(c_cr); else stage(c_rc);
       __syncthreads();
       const auto cols = column_tile<BN, threads, decltype(V::c)>(c_cols, n0, N, tid);
-      if (cols.uniform && la.c.vectors && (c_rows_fast || cols.step == 1)) {
-        if (c_rows_fast) drain_uniform<true, BM, BN, threads>(ct, c_cr, v.c, m0, M, tid, c_rows, cols);
-        else drain_uniform<false, BM, BN, threads>(ct, c_rc, v.c, m0, M, tid, c_rows, cols);
+      if (cols.uniform) {
+        if (c_rows_fast) drain_uniform<true, BM, BN, threads>(ct, c_cr, v.c, m0, M, la.c.vectors, tid, c_rows, cols);
+        else drain_uniform<false, BM, BN, threads>(ct, c_rc, v.c, m0, M, la.c.vectors, tid, c_rows, cols);
         return;
       }
       if (c_rows_fast) drain_tile<true, BM, BN, threads>(ct, c_cr, v.c, m0, M, n0, N, la.c.vectors, tid, c_rows, c_cols);
