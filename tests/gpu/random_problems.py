@@ -51,10 +51,17 @@ def case():
     G = rng.choice([1, 1, 2, 3])
     depthwise = rng.random() < 0.2
     C = G * rng.randint(1, 12); K = G * rng.randint(1, 12)
+    # Wide channels: whole 32-channel k-tiles (the GEMM's uniform fill and drain) and both column
+    # tiles of backward data (half_n up to 64 columns, main above); small images keep the host
+    # reference quick.
+    wide = not depthwise and rng.random() < 0.35
+    if wide:
+        nd = rng.randint(1, 2)
+        K = G * rng.choice([32, 64]); C = G * rng.choice([8, 16, 32, 64, 72])
     if depthwise:
         G = C = K = rng.randint(2, 40)  # past 32: several lane groups of the small-M kernel
     while True:
-        f = [rng.randint(1, 4) for _ in range(nd)]; i = [rng.randint(3, 14 if nd == 3 else 24) for _ in range(nd)]
+        f = [rng.randint(1, 4) for _ in range(nd)]; i = [rng.randint(3, 12 if wide else 14 if nd == 3 else 24) for _ in range(nd)]
         s = [rng.randint(1, 3) for _ in range(nd)]; d = [rng.randint(1, 3) for _ in range(nd)]
         pl = [rng.randint(0, 2) for _ in range(nd)]; pr = [rng.randint(0, 2) for _ in range(nd)]
         if all(window_ok(*x, False) for x in zip(i, f, s, d, pl, pr)):
