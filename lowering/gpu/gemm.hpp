@@ -25,9 +25,12 @@
 
 namespace tg {
 namespace gpu_gemm {
-template <int BM_, int BN_, int BK_, int WarpsM_, int WarpsN_, int Stages_>
+// EntryRing: the k entries travel ahead through a shared-memory ring (entry_ring below) instead of
+// being read from global memory by the fill.
+template <int BM_, int BN_, int BK_, int WarpsM_, int WarpsN_, int Stages_, bool EntryRing_ = false>
 struct tile_policy {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WarpsM = WarpsM_, WarpsN = WarpsN_, Stages = Stages_;
+  static constexpr bool entry_ring = EntryRing_;
   static_assert(Stages >= 2, "a pipeline needs two stages at least");
 };
 
@@ -154,11 +157,21 @@ __device__ inline void fill_uniform(E* smem, const Tile& tile, const View& v, in
   }
 }
 
+// The BK k entries of one k-tile, global -> shared, as 16-byte asynchronous copies.
+template <int BK, int Threads, class Entry>
+__device__ inline void copy_entries(Entry* dst, const Entry* src, int tid) {
+  static_assert(BK * sizeof(Entry) % 16 == 0, "a k-tile's entries are whole 16-byte pieces");
+  constexpr int pieces = BK * sizeof(Entry) / 16;
+  for (int c = tid; c < pieces; c += Threads)
+    arch::copy16_async(reinterpret_cast<char*>(dst) + 16 * c, reinterpret_cast<const char*>(src) + 16 * c, true);
+}
+
 // Global -> shared for one operand's k-tile kt into one stage, [Rows][BK] or, rows-fast, [BK][Rows]:
-// a uniform k-tile (affine_split::k_tile) by fill_uniform, any other by fill_operand.
+// a uniform k-tile (affine_split::k_tile) by fill_uniform, any other by fill_operand with the tile's
+// k entries `tile_ks` (in the shared ring, entry_ring below).
 template <int Rows, int BK, int Threads, class View, class E, class Entry, class KTile>
 __device__ inline void fill_stage(E* smem, bool rows_fast, const View& v, index_t g, index_t r0, index_t R, index_t kt, index_t K,
-                                  bool vectors, int tid, const Entry* rows, const Entry* ks, const KTile* kts) {
+                                  bool vectors, int tid, const Entry* rows, const Entry* tile_ks, const KTile* kts) {
   const auto rk = smem_tile_desc<Rows, BK, E>();
   const auto kr = reorder(smem_tile_desc<BK, Rows, E>(), seq<1, 0>{});
   if constexpr (affine_split<View>::on) {
@@ -169,8 +182,8 @@ __device__ inline void fill_stage(E* smem, bool rows_fast, const View& v, index_
       return;
     }
   }
-  if (rows_fast) fill_operand<true, Rows, BK, Threads>(smem, kr, v, g, r0, R, kt * BK, K, vectors, tid, rows, ks + kt * BK);
-  else fill_operand<false, Rows, BK, Threads>(smem, rk, v, g, r0, R, kt * BK, K, vectors, tid, rows, ks + kt * BK);
+  if (rows_fast) fill_operand<true, Rows, BK, Threads>(smem, kr, v, g, r0, R, kt * BK, K, vectors, tid, rows, tile_ks);
+  else fill_operand<false, Rows, BK, Threads>(smem, rk, v, g, r0, R, kt * BK, K, vectors, tid, rows, tile_ks);
 }
 
 // Shared -> global for the C tile: the [Rows, Cols] tile staged in shared memory at `tile`, written
@@ -305,9 +318,18 @@ inline constexpr bool ldmatrix_fragments =
 template <class Batch>
 inline constexpr bool shared_views = !is_single_gemm<Batch>::value;
 
+// Slots of the ring of k entries in shared memory: the entries of k-tile u are copied S-1 tiles
+// before its fill, with the copies of tile u-S+1, so they have landed when the fill reads them (one
+// L2 round trip per k-tile off the fill's critical path). At least 2S-2 slots (a power of two: the
+// slot is a mask): the prologue's copies and fills never share a slot, and in the loop the slot
+// written was last read before the barrier.
+template <int S>
+inline constexpr int entry_ring = 2 * S - 2 <= 2 ? 2 : 2 * S - 2 <= 4 ? 4 : 8;
+static_assert(entry_ring<4> >= 6 && entry_ring<5> >= 8, "the ring holds 2S-2 slots");
+
 // The shared memory of one block, carved from the dynamic allocation: Stages tiles of A and B, the
-// affine_split entries of the tile rows (the k entries come from global memory, made once per launch
-// by k_entries_kernel), and after the main loop, in the same space, the C tile and the entries of its
+// affine_split entries of the tile rows, the ring of k entries (made once per launch by
+// k_entries_kernel in global memory, copied ahead per k-tile), and after the main loop, in the same space, the C tile and the entries of its
 // rows and columns; last, for the whole kernel, the block's views where they are shared_views.
 template <class Policy, class V, bool Shared>
 struct smem_plan {
@@ -319,7 +341,9 @@ struct smem_plan {
   static constexpr std::size_t ea = sizeof(typename SA::entry), eb = sizeof(typename SB::entry), ec = sizeof(typename SC::entry);
   static constexpr std::size_t a_tiles = 0, b_tiles = a_tiles + sizeof(E) * S * BM * BK, tiles_end = b_tiles + sizeof(E) * S * BN * BK;
   static constexpr std::size_t a_rows = (tiles_end + 15) / 16 * 16, b_rows = a_rows + ea * (SA::on ? BM : 0);
-  static constexpr std::size_t tables_end = b_rows + eb * (SB::on ? BN : 0);
+  static constexpr int ring = Policy::entry_ring ? entry_ring<S> : 0;
+  static constexpr std::size_t a_ring = (b_rows + eb * (SB::on ? BN : 0) + 15) / 16 * 16, b_ring = a_ring + ea * (SA::on ? ring * BK : 0);
+  static constexpr std::size_t tables_end = b_ring + eb * (SB::on ? ring * BK : 0);
   using EOut = elem_t<decltype(V::c)>;
   static constexpr std::size_t c_tile = 0, c_rows = (sizeof(EOut) * BM * BN + 15) / 16 * 16, c_cols = c_rows + ec * (SC::on ? BM : 0);
   static constexpr std::size_t c_end = c_cols + ec * (SC::on ? BN : 0);
@@ -353,6 +377,8 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   constexpr int VA = 16 / sizeof(E);
   EA* const a_rows = reinterpret_cast<EA*>(smem + plan::a_rows);
   EB* const b_rows = reinterpret_cast<EB*>(smem + plan::b_rows);
+  EA* const a_ring = reinterpret_cast<EA*>(smem + plan::a_ring);
+  EB* const b_ring = reinterpret_cast<EB*>(smem + plan::b_ring);
   const EA* const a_ks = static_cast<const EA*>(la.a_ks) + blockIdx.z * la.k_stride;
   const EB* const b_ks = static_cast<const EB*>(la.b_ks) + blockIdx.z * la.k_stride;
   using TA = typename SA::k_tile;
@@ -405,9 +431,23 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
       TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) acc[i][j][e] = 0.0f;
 
   // Global -> shared: k-tile kt into stage st (asynchronous where the pieces allow).
-  auto fill_tile = [&](int st, index_t kt) {
-    fill_stage<BM, BK, threads>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt, K, la.a.vectors, tid, a_rows, a_ks, a_kt);
-    fill_stage<BN, BK, threads>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt, K, la.b.vectors, tid, b_rows, b_ks, b_kt);
+  // Relative k-tile u (of this block's chunk) into stage u % S, its k entries from ring slot u % R
+  // (Policy::entry_ring) or from global memory.
+  constexpr int R = plan::ring > 0 ? plan::ring : 1;
+  auto fill_tile = [&](index_t u) {
+    const int st = static_cast<int>(u % S), slot = static_cast<int>(u % R);
+    const EA* const ka = Policy::entry_ring ? a_ring + slot * BK : a_ks + (kt0 + u) * BK;
+    const EB* const kb = Policy::entry_ring ? b_ring + slot * BK : b_ks + (kt0 + u) * BK;
+    fill_stage<BM, BK, threads>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt0 + u, K, la.a.vectors, tid, a_rows, ka, a_kt);
+    fill_stage<BN, BK, threads>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt0 + u, K, la.b.vectors, tid, b_rows, kb, b_kt);
+  };
+  // The k entries of relative k-tile u into ring slot u % R (asynchronous copies, in the open group).
+  auto fetch_entries = [&](index_t u) {
+    if constexpr (Policy::entry_ring) {
+      const int slot = static_cast<int>(u % R);
+      if constexpr (SA::on) copy_entries<BK, threads>(a_ring + slot * BK, a_ks + (kt0 + u) * BK, tid);
+      if constexpr (SB::on) copy_entries<BK, threads>(b_ring + slot * BK, b_ks + (kt0 + u) * BK, tid);
+    }
   };
   // Each lane's ldmatrix addresses within a stage, worked out once (the swizzled tile's index
   // arithmetic stays out of the main loop). Lane l addresses row l % 8 of 8x8 tile l / 8. A: tiles
@@ -475,17 +515,25 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   // Pipeline of S stages, one barrier per k-tile. Before the loop the first S-1 tiles are requested;
   // at iteration kt (after the barrier, tile kt has landed and every warp is done with tile kt-1):
   // request tile kt+S-1 into the stage tile kt-1 left, then compute tile kt. Each iteration commits
-  // one copy group (possibly empty), so "all but S-2 groups done" means tile kt is in.
+  // one copy group (possibly empty), so "all but S-2 groups done" means tile kt is in. The k entries
+  // of tile u travel in the group of tile u-S+1 (the first S-1 tiles' before the prologue).
   const index_t nk = kt1 - kt0;
-  __syncthreads();  // the row entries
+  if constexpr (Policy::entry_ring) {
+    for (int u = 0; u < S - 1 && u < nk; ++u) fetch_entries(u);
+    arch::async_commit();
+    arch::async_wait<0>();
+  }
+  __syncthreads();  // the row entries (and the first k entries)
   for (int st = 0; st < S - 1; ++st) {
-    if (st < nk) fill_tile(st, kt0 + st);
+    if (st < nk) fill_tile(st);
+    if (st + S - 1 < nk) fetch_entries(st + S - 1);
     arch::async_commit();
   }
   for (index_t i = 0; i < nk; ++i) {
     arch::async_wait<S - 2>();
     __syncthreads();
-    if (i + S - 1 < nk) fill_tile(static_cast<int>((i + S - 1) % S), kt0 + i + S - 1);
+    if (i + S - 1 < nk) fill_tile(i + S - 1);
+    if (i + 2 * S - 2 < nk) fetch_entries(i + 2 * S - 2);
     arch::async_commit();
     compute(static_cast<int>(i % S));
   }
@@ -779,8 +827,12 @@ struct gemm_tile_table {
   // traffic per mma); single GEMMs (backward weight: long split-K reductions, fill-bound) 2x4 warps of
   // 64x32, where 2x2 measured slower (performance.md v16).
   // fp32 (tf32 atoms: twice the fragment registers) keeps 2x4 everywhere: 2x2 needed stack on sm_80.
-  using main = gpu_gemm::tile_policy<128, 128, 32, 2, is_single_gemm<Batch>::value || sizeof(E) != 2 ? 4 : 2, sizeof(E) == 2 ? 4 : 3>;
-  using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 4, 4>;
+  // The k-entry ring (section 9 of performance.md) for single GEMMs (backward weight: B's k-tiles are
+  // not uniform) where it measured faster: fp32 and the narrow tile; fp16's main tile went from 128
+  // to 168 registers with it (one block per SM) and slower.
+  static constexpr bool single = is_single_gemm<Batch>::value;
+  using main = gpu_gemm::tile_policy<128, 128, 32, 2, single || sizeof(E) != 2 ? 4 : 2, sizeof(E) == 2 ? 4 : 3, single && sizeof(E) != 2>;
+  using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 4, 4, true>;
   // Batches of GEMMs with at most 64 columns (backward data with C <= 64): 128x64, 2x2 warps of 64x32,
   // where main's 128 columns would be half padding.
   using half_n = gpu_gemm::tile_policy<128, 64, 32, 2, 2, sizeof(E) == 2 ? 4 : 3>;
