@@ -76,22 +76,24 @@ def classify(d):
     and its template arguments name the op (col2im_batch: convnd_bwd_data, single_gemm:
     grouped_conv_bwd_weight, the window routes, the groupnorm functors)."""
     kinds = (("gpu_gemm::gemm_kernel<", "gemm"), ("gpu_gemm::splitk_reduce_kernel<", "split-K reduce"),
-             ("gpu_gemm::fill_kernel<", "fill"), ("gpu_window::gather_kernel<", "window gather"),
+             ("gpu_gemm::fill_kernel<", "fill"), ("gpu_gemm::gemm_small_kernel<", "small-M gemm"),
+             ("gpu_gemm::k_entries_kernel<", "k entries"), ("gpu_gemm::k_tiles_kernel<", "k tiles"),
+             ("gpu_gemm::views_kernel<", "views"), ("gpu_window::gather_kernel<", "window gather"),
              ("gpu_window::max_forward_kernel<", "max forward"), ("gpu_rows::row_sums_kernel<", "row sums"),
              ("gpu_rows::for_each_kernel<", "for_each"), ("gpu_rows::row_affine_kernel<", "row affine"),
              ("gpu_rows::row_affine_ordered_kernel<", "row affine"))
     kind = next((k for key, k in kinds if key in d), "other")
     op, detail = "?", ""
-    if kind in ("gemm", "split-K reduce", "fill"):
+    if kind in ("gemm", "split-K reduce", "fill", "small-M gemm", "k entries", "k tiles", "views"):
         m = re.search(r"col2im_batch<(\d+),", d)
         if m:
             op, detail = "convnd_bwd_data", f"col2im {m.group(1)}D"
-        elif "single_gemm<" in d:
+        elif "single_gemm<" in d or kind == "small-M gemm":  # the small-M kernel takes single GEMMs' views
             arity = _first_tuple_arity(d, "merge<")
             op, detail = "grouped_conv_bwd_weight", f"im2col {arity - 1}D" if arity else "im2col"
-        m = re.search(r"tile_policy<(\d+), (\d+), (\d+), (\d+), (\d+)>", d)
+        m = re.search(r"tile_policy<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+)(, (true|false))?>", d)
         if m:
-            detail += f" {m.group(1)}x{m.group(2)}x{m.group(3)} w{m.group(4)}x{m.group(5)}"
+            detail += f" {m.group(1)}x{m.group(2)}x{m.group(3)} w{m.group(4)}x{m.group(5)} s{m.group(6)}" + (" ring" if m.group(8) == "true" else "")
     elif kind == "window gather":
         nd = re.search(r"gather_kernel<(\d+),", d).group(1)
         if "mean_route<" in d:
@@ -162,7 +164,7 @@ def print_table(rows, columns, out=sys.stdout):
 
 ORDER = ["convnd_bwd_data", "grouped_conv_bwd_weight", "maxpool2d_bwd", "maxpool2d_fwd", "avgpool3d_bwd",
          "groupnorm_bwd", "groupnorm_fwd", "?"]
-KIND_ORDER = ["gemm", "split-K reduce", "fill", "window gather", "max forward", "row sums", "for_each", "row affine", "other"]
+KIND_ORDER = ["gemm", "small-M gemm", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine", "other"]
 
 
 def sort_key(k):

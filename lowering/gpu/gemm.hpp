@@ -168,7 +168,7 @@ __device__ inline void copy_entries(Entry* dst, const Entry* src, int tid) {
 
 // Global -> shared for one operand's k-tile kt into one stage, [Rows][BK] or, rows-fast, [BK][Rows]:
 // a uniform k-tile (affine_split::k_tile) by fill_uniform, any other by fill_operand with the tile's
-// k entries `tile_ks` (in the shared ring, entry_ring below).
+// k entries `tile_ks` (from the shared ring where the policy has one, entry_ring below, else global).
 template <int Rows, int BK, int Threads, class View, class E, class Entry, class KTile>
 __device__ inline void fill_stage(E* smem, bool rows_fast, const View& v, index_t g, index_t r0, index_t R, index_t kt, index_t K,
                                   bool vectors, int tid, const Entry* rows, const Entry* tile_ks, const KTile* kts) {
@@ -328,8 +328,8 @@ inline constexpr int entry_ring = 2 * S - 2 <= 2 ? 2 : 2 * S - 2 <= 4 ? 4 : 8;
 static_assert(entry_ring<4> >= 6 && entry_ring<5> >= 8, "the ring holds 2S-2 slots");
 
 // The shared memory of one block, carved from the dynamic allocation: Stages tiles of A and B, the
-// affine_split entries of the tile rows, the ring of k entries (made once per launch by
-// k_entries_kernel in global memory, copied ahead per k-tile), and after the main loop, in the same space, the C tile and the entries of its
+// affine_split entries of the tile rows, the ring of k entries where the policy has one (made once per
+// launch by k_entries_kernel in global memory, copied ahead per k-tile), and after the main loop, in the same space, the C tile and the entries of its
 // rows and columns; last, for the whole kernel, the block's views where they are shared_views.
 template <class Policy, class V, bool Shared>
 struct smem_plan {
@@ -624,8 +624,9 @@ __global__ void TG_AMD_LAUNCH_BOUNDS(256) k_entries_kernel(Batch batch, EA* a, E
 
 // Every view of the batch, built once per launch for the GEMM blocks to copy.
 template <class Batch>
-__global__ void TG_AMD_LAUNCH_BOUNDS(64, 2) views_kernel(Batch batch, decltype(batch.views(0))* out) {
+__global__ void TG_AMD_LAUNCH_BOUNDS(64, 2) views_kernel(Batch batch, void* views) {  // void*: a decltype in the signature defeats demanglers
   using V = decltype(batch.views(0));
+  V* const out = static_cast<V*>(views);
   for (index_t t = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; t < batch.count(); t += static_cast<index_t>(gridDim.x) * blockDim.x) {
     new (out + t) V(batch.views(t));  // member-wise: a memcpy from a local put it on the stack (AMD scratch)
   }
