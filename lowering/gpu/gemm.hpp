@@ -682,24 +682,29 @@ bool unit_step(const Desc& d, int dim) {
 
 // The affine_split k entries of every view of the batch, [batch][k_stride], made on the device
 // (k_entries_kernel); null for an operand that is not an affine split.
-struct k_tables {
-  const void *a, *b;
+// Several scratch arrays of one launch carved from a single arena request (each 256-byte aligned):
+// scratch_arena reuses its memory when a request does not fit, which is safe between launches (it
+// drains the stream first) but not between two requests of one launch whose kernels have not run yet.
+struct scratch_carve {
+  std::size_t bytes = 0;
+  template <class T>
+  std::size_t add(index_t n) {
+    const std::size_t at = bytes;
+    bytes += (static_cast<std::size_t>(n) * sizeof(T) + 255) / 256 * 256;
+    return at;
+  }
 };
-template <class Batch>
-k_tables make_k_entries(gpu_backend& be, const Batch& batch, index_t k_stride) {
+
+// The affine_split k entries of every view of the batch, [batch][k_stride], made on the device
+// (k_entries_kernel) into `a` and `b` (scratch the caller carved; unused for an operand that is not an
+// affine split).
+template <class Batch, class EA, class EB>
+void make_k_entries(gpu_backend& be, const Batch& batch, index_t k_stride, EA* a, EB* b) {
   using V = decltype(batch.views(0));
-  using SA = affine_split<decltype(V::a)>;
-  using SB = affine_split<decltype(V::b)>;
-  if constexpr (SA::on || SB::on) {
-    using EA = typename SA::entry;
-    using EB = typename SB::entry;
-    EA* a = be.template scratch<EA>(batch.count() * k_stride).data();
-    EB* b = be.template scratch<EB>(batch.count() * k_stride).data();
+  if constexpr (affine_split<decltype(V::a)>::on || affine_split<decltype(V::b)>::on) {
     constexpr int VA = 16 / sizeof(elem_t<decltype(V::a)>);
     TG_LAUNCH((k_entries_kernel<VA, Batch, EA, EB>), grid_for(batch.count() * k_stride, 256), 256, 0, be.stream, batch, a, b, k_stride);
-    return {a, b};
   }
-  return {nullptr, nullptr};
 }
 
 // An operand's staging: rows-fast when the rows step through memory by one; 16-byte pieces when the
@@ -713,34 +718,18 @@ operand_mode mode_of(const View& v) {
 template <class Policy, class Batch>
 void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, index_t max_tiles, index_t G) {
   using V = decltype(batch.views(0));
+  using SA = affine_split<decltype(V::a)>;
+  using SB = affine_split<decltype(V::b)>;
+  using EA = typename SA::entry;
+  using EB = typename SB::entry;
+  using TA = typename SA::k_tile;
+  using TB = typename SB::k_tile;
+  constexpr bool tables = SA::on || SB::on;
   const V v0 = batch.views(0);
   launch_args la{1, mode_of(v0.a), mode_of(v0.b), mode_of(v0.c), nullptr, nullptr, nullptr, nullptr, nullptr, 0, pol.mode, nullptr};
-  if constexpr (shared_views<Batch>) {
-    V* views = be.template scratch<V>(batch.count()).data();
-    TG_LAUNCH((views_kernel<Batch>), grid_for(batch.count(), 64), 64, 0, be.stream, batch, views);
-    la.views = views;
-  }
   for (index_t t = 0; t < batch.count(); ++t) la.k_stride = batch.views(t).k() > la.k_stride ? batch.views(t).k() : la.k_stride;
   // Rounded up to whole k-tiles: the last tile's fill reads entries past K (and ignores them).
   la.k_stride = ceil_div(la.k_stride, Policy::BK) * Policy::BK;
-  const k_tables ks = make_k_entries(be, batch, la.k_stride);
-  la.a_ks = ks.a;
-  la.b_ks = ks.b;
-  using SA = affine_split<decltype(V::a)>;
-  using SB = affine_split<decltype(V::b)>;
-  if constexpr (SA::on || SB::on) {
-    using TA = typename SA::k_tile;
-    using TB = typename SB::k_tile;
-    const index_t n = batch.count() * (la.k_stride / Policy::BK);
-    TA* ta = be.template scratch<TA>(n).data();
-    TB* tb = be.template scratch<TB>(n).data();
-    using EA = typename SA::entry;
-    using EB = typename SB::entry;
-    TG_LAUNCH((k_tiles_kernel<Policy::BK, Batch, EA, EB, TA, TB>), grid_for(n, 256), 256, 0, be.stream, batch, static_cast<const EA*>(ks.a),
-              static_cast<const EB*>(ks.b), ta, tb, la.k_stride);
-    la.a_kt = ta;
-    la.b_kt = tb;
-  }
   const index_t KT = (v0.k() + Policy::BK - 1) / Policy::BK;
   index_t want = pol.k_splits;
   if (want <= 0) {  // automatic: enough blocks for two waves, each chunk at least 8 k-tiles long
@@ -751,8 +740,34 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
   if (batch.count() == 1 && want > 1 && KT > 1) la.splits = static_cast<int>(want < KT ? want : KT);
   constexpr bool c_is_float = std::is_same_v<elem_t<decltype(V::c)>, float>;
   if (la.mode == split_k_mode::atomic && (!c_is_float || ep.op != epilogue_op::store)) la.mode = split_k_mode::deterministic;
+  const bool workspace = la.splits > 1 && la.mode == split_k_mode::deterministic;
+
+  // The launch's scratch, one request: k entries, k-tile summaries, views, split-K workspace.
+  const index_t n_entries = tables ? batch.count() * la.k_stride : 0, n_tiles = tables ? batch.count() * (la.k_stride / Policy::BK) : 0;
+  scratch_carve sc;
+  const std::size_t at_ea = sc.add<EA>(n_entries), at_eb = sc.add<EB>(n_entries), at_ta = sc.add<TA>(n_tiles), at_tb = sc.add<TB>(n_tiles);
+  const std::size_t at_views = sc.add<V>(shared_views<Batch> ? batch.count() : 0);
+  const std::size_t at_ws = sc.add<float>(workspace ? la.splits * G * v0.m() * v0.n() : 0);
+  unsigned char* const base = be.template scratch<unsigned char>(static_cast<index_t>(sc.bytes)).data();
+  if constexpr (shared_views<Batch>) {
+    V* views = reinterpret_cast<V*>(base + at_views);
+    TG_LAUNCH((views_kernel<Batch>), grid_for(batch.count(), 64), 64, 0, be.stream, batch, views);
+    la.views = views;
+  }
+  if constexpr (tables) {
+    EA* ea = reinterpret_cast<EA*>(base + at_ea);
+    EB* eb = reinterpret_cast<EB*>(base + at_eb);
+    TA* ta = reinterpret_cast<TA*>(base + at_ta);
+    TB* tb = reinterpret_cast<TB*>(base + at_tb);
+    make_k_entries(be, batch, la.k_stride, ea, eb);
+    TG_LAUNCH((k_tiles_kernel<Policy::BK, Batch, EA, EB, TA, TB>), grid_for(n_tiles, 256), 256, 0, be.stream, batch, ea, eb, ta, tb, la.k_stride);
+    la.a_ks = ea;
+    la.b_ks = eb;
+    la.a_kt = ta;
+    la.b_kt = tb;
+  }
+  if (workspace) la.workspace = reinterpret_cast<float*>(base + at_ws);
   const auto order = memory_order(v0.c.desc);
-  if (la.splits > 1 && la.mode == split_k_mode::deterministic) la.workspace = be.template scratch<float>(la.splits * G * v0.m() * v0.n()).data();
   if (la.splits > 1 && la.mode == split_k_mode::atomic)
     TG_LAUNCH((fill_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, 0.0f, order);
   const dim3 grid(static_cast<unsigned>(max_tiles), static_cast<unsigned>(G * la.splits), static_cast<unsigned>(batch.count()));
@@ -777,13 +792,12 @@ void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
   using V = decltype(batch.views(0));
   const V v = batch.views(0);
   const index_t G = v.groups(), M = v.m(), N = v.n(), K = v.k();
-  const k_tables ks = make_k_entries(be, batch, K);
   // Lanes along the group when B's groups lie closer together in memory than its k.
   auto stride = [&](int dim) {
     const index_t d = step_along(v.b.desc, dim);
     return d < 0 ? -d : d;
   };
-  small_args sa{G > 1 && K > 1 && stride(0) < stride(2), 1, K, ks.a, ks.b, nullptr};
+  small_args sa{G > 1 && K > 1 && stride(0) < stride(2), 1, K, nullptr, nullptr, nullptr};
   constexpr int MR = 1, NR = 8;  // depthwise: one row, 8 columns (taps) per thread
   const index_t gx = sa.g_lanes ? ceil_div(G, index_t{small_lanes}) : G, ny = ceil_div(N, index_t{NR});
   const index_t step = sa.g_lanes ? small_threads / small_lanes : small_threads;
@@ -797,7 +811,18 @@ void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
   want = want < 65535 ? want : 65535;
   sa.chunk = want > 0 ? ceil_div(K, want) : 1;  // K = 0: one empty chunk, C = epilogue(0)
   sa.splits = K > 0 ? static_cast<int>(ceil_div(K, sa.chunk)) : 1;
-  sa.workspace = be.template scratch<float>(sa.splits * G * M * N).data();
+  // The launch's scratch, one request (scratch_carve): k entries and split-K workspace.
+  using EA = typename affine_split<decltype(V::a)>::entry;
+  using EB = typename affine_split<decltype(V::b)>::entry;
+  scratch_carve sc;
+  const std::size_t at_ea = sc.add<EA>(K), at_eb = sc.add<EB>(K), at_ws = sc.add<float>(sa.splits * G * M * N);
+  unsigned char* const base = be.template scratch<unsigned char>(static_cast<index_t>(sc.bytes)).data();
+  EA* ea = reinterpret_cast<EA*>(base + at_ea);
+  EB* eb = reinterpret_cast<EB*>(base + at_eb);
+  make_k_entries(be, batch, K, ea, eb);
+  sa.a_ks = ea;
+  sa.b_ks = eb;
+  sa.workspace = reinterpret_cast<float*>(base + at_ws);
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(ny), static_cast<unsigned>(sa.splits));
   TG_LAUNCH((gemm_small_kernel<MR, NR, V>), grid, small_threads, 0, be.stream, v, sa);
   TG_LAUNCH((splitk_reduce_kernel<Batch>), grid_for(G * M * N, 256), 256, 0, be.stream, batch, ep, sa.workspace, sa.splits,
