@@ -252,18 +252,9 @@ __device__ inline void drain_uniform(const E* smem, const Tile& tile, const View
 // block's threads together (a barrier).
 template <int Cols, int Threads, class View, class Entry>
 __device__ inline typename affine_split<View>::k_tile column_tile(const Entry* cols, index_t n0, index_t N, int tid) {
-  using A = affine_split<View>;
-  typename A::k_tile t{};
-  const Entry& f = cols[0];
-  t.off = f.off;
-  t.step = cols[1].off - f.off;
-  TG_UNROLL for (int i = 0; i < A::n_guards; ++i) t.guard[i] = f.guard[i];
+  auto t = affine_k_line<View>(cols[0], cols[1]);
   bool same = true;
-  for (int c = tid; c < Cols; c += Threads) {
-    const Entry& e = cols[c];
-    same = same && n0 + c < N && e.off == f.off + c * t.step;
-    TG_UNROLL for (int i = 0; i < A::n_guards; ++i) same = same && e.guard[i] == f.guard[i];
-  }
+  for (int c = tid; c < Cols; c += Threads) same = same && n0 + c < N && on_k_line<View>(cols[c], t, c);
   t.uniform = __syncthreads_and(same);
   return t;
 }

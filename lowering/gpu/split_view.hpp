@@ -19,14 +19,14 @@ struct split_view {
 
 // The top stage at one top index: with all but one coordinate zero, the part of that dimension.
 template <class View>
-__device__ inline typename split_view<View>::parts top_part(const View& v, const multi_index<View::rank>& at) {
+TG_HD inline typename split_view<View>::parts top_part(const View& v, const multi_index<View::rank>& at) {
   return get<0>(v.desc.chain.stages).lower(at);
 }
 
 // The level-1 index of an element from the parts: component j comes from the top dimension it
 // depends on (lower_source, compile-time); part(d, j) is component j of dimension d's part.
 template <class View, class Part>
-__device__ inline typename split_view<View>::parts combine_parts(const Part& part) {
+TG_HD inline typename split_view<View>::parts combine_parts(const Part& part) {
   constexpr auto src = split_view<View>::top_t::lower_source();
   typename split_view<View>::parts l{};
   TG_UNROLL for (int j = 0; j < split_view<View>::n1; ++j) l[j] = part(src[j], j);
@@ -34,14 +34,14 @@ __device__ inline typename split_view<View>::parts combine_parts(const Part& par
 }
 
 template <class View, class Part>
-__device__ inline typename split_view<View>::elem load_split(const View& v, const Part& part) {
+TG_HD inline typename split_view<View>::elem load_split(const View& v, const Part& part) {
   const auto l = combine_parts<View>(part);
   const auto& ch = v.desc.chain;
   return ch.template valid_from<1>(l) ? v.data[ch.template bottom_from<1>(l)[0]] : from_float<typename split_view<View>::elem>(0.0f);
 }
 
 template <class View, class Part>
-__device__ inline void store_split(const View& v, const Part& part, typename split_view<View>::elem x) {
+TG_HD inline void store_split(const View& v, const Part& part, typename split_view<View>::elem x) {
   const auto l = combine_parts<View>(part);
   const auto& ch = v.desc.chain;
   if (ch.template valid_from<1>(l)) v.data[ch.template bottom_from<1>(l)[0]] = x;
@@ -81,7 +81,7 @@ struct affine_split {
 namespace detail {
 // The level-1 index of `at` restricted to the components that come from top dimensions d0 or d1.
 template <class View>
-__device__ inline typename split_view<View>::parts only_from(const View& v, const multi_index<View::rank>& at, int d0, int d1) {
+TG_HD inline typename split_view<View>::parts only_from(const View& v, const multi_index<View::rank>& at, int d0, int d1) {
   constexpr auto src = split_view<View>::top_t::lower_source();
   const auto full = top_part(v, at);
   typename split_view<View>::parts l{};
@@ -89,7 +89,7 @@ __device__ inline typename split_view<View>::parts only_from(const View& v, cons
   return l;
 }
 template <class View>
-__device__ inline typename affine_split<View>::entry entry_at(const View& v, const typename split_view<View>::parts& l) {
+TG_HD inline typename affine_split<View>::entry entry_at(const View& v, const typename split_view<View>::parts& l) {
   using A = affine_split<View>;
   typename A::entry e{};
   e.off = v.desc.chain.template bottom_from<1>(l)[0];
@@ -103,7 +103,7 @@ __device__ inline typename affine_split<View>::entry entry_at(const View& v, con
 // Entry of coordinate x along top dimension `dim` (1: rows, with the group g folded in; 2: k,
 // relative to the origin) of a [G, rows, K] view; run: whether x .. x+V-1 is one memory run.
 template <int V, class View>
-__device__ inline typename affine_split<View>::entry affine_entry(const View& v, index_t g, int dim, index_t x) {
+TG_HD inline typename affine_split<View>::entry affine_entry(const View& v, index_t g, int dim, index_t x) {
   using A = affine_split<View>;
   auto at = [&](index_t y) { return dim == 1 ? multi_index<3>{{g, y, 0}} : multi_index<3>{{0, 0, y}}; };
   const int other = dim == 1 ? 0 : dim;
@@ -131,7 +131,7 @@ __device__ inline typename affine_split<View>::entry affine_entry(const View& v,
 
 // Whether the guards (pads) of row part r plus k part k hold: the element is not padding.
 template <class View, class KPart>
-__device__ inline bool affine_valid(const View& v, const typename affine_split<View>::entry& r, const KPart& k) {
+TG_HD inline bool affine_valid(const View& v, const typename affine_split<View>::entry& r, const KPart& k) {
   using A = affine_split<View>;
   index_t g[A::n_guards > 0 ? A::n_guards : 1];
   TG_UNROLL for (int i = 0; i < A::n_guards; ++i) g[i] = static_cast<index_t>(r.guard[i] + k.guard[i]);
@@ -140,25 +140,35 @@ __device__ inline bool affine_valid(const View& v, const typename affine_split<V
 
 // The element (row entry r, k entry k): its offset, or -1 where a guard fails (padding).
 template <class View>
-__device__ inline index_t affine_offset(const View& v, const typename affine_split<View>::entry& r, const typename affine_split<View>::entry& k) {
+TG_HD inline index_t affine_offset(const View& v, const typename affine_split<View>::entry& r, const typename affine_split<View>::entry& k) {
   return affine_valid(v, r, k) ? r.off + k.off : -1;
+}
+
+// The k_tile line through entries f (at j = 0) and s (at j = 1), not yet tested for uniformity.
+template <class View>
+TG_HD inline typename affine_split<View>::k_tile affine_k_line(const typename affine_split<View>::entry& f, const typename affine_split<View>::entry& s) {
+  using A = affine_split<View>;
+  typename A::k_tile t{};
+  t.off = f.off;
+  t.step = s.off - f.off;
+  TG_UNROLL for (int i = 0; i < A::n_guards; ++i) t.guard[i] = f.guard[i];
+  return t;
+}
+
+// Whether entry e is the j-th point of the line t: its guards are the line's, its offset j steps on.
+template <class View>
+TG_HD inline bool on_k_line(const typename affine_split<View>::entry& e, const typename affine_split<View>::k_tile& t, index_t j) {
+  bool on = e.off == t.off + j * t.step;
+  TG_UNROLL for (int i = 0; i < affine_split<View>::n_guards; ++i) on = on && e.guard[i] == t.guard[i];
+  return on;
 }
 
 // The k_tile of entries ks[k0 .. k0 + BK) (entries of k < K only are read).
 template <int BK, class View>
-__device__ inline typename affine_split<View>::k_tile affine_k_tile(const typename affine_split<View>::entry* ks, index_t k0, index_t K) {
-  using A = affine_split<View>;
-  typename A::k_tile t{};
-  const auto& f = ks[k0];
-  t.off = f.off;
-  t.step = k0 + 1 < K ? ks[k0 + 1].off - f.off : 0;
-  TG_UNROLL for (int i = 0; i < A::n_guards; ++i) t.guard[i] = f.guard[i];
+TG_HD inline typename affine_split<View>::k_tile affine_k_tile(const typename affine_split<View>::entry* ks, index_t k0, index_t K) {
+  auto t = affine_k_line<View>(ks[k0], ks[k0 + 1 < K ? k0 + 1 : k0]);
   bool same = k0 + BK <= K;
-  for (int j = 1; same && j < BK; ++j) {
-    const auto& e = ks[k0 + j];
-    same = e.off == f.off + j * t.step;
-    TG_UNROLL for (int i = 0; i < A::n_guards; ++i) same = same && e.guard[i] == f.guard[i];
-  }
+  for (int j = 1; same && j < BK; ++j) same = on_k_line<View>(ks[k0 + j], t, j);
   t.uniform = same;
   return t;
 }
