@@ -1,9 +1,9 @@
-# NVIDIA: kernels in the HIP/CUDA common dialect compiled by nvcc for sm_80 and sm_90.
+# NVIDIA: kernels in the HIP/CUDA common dialect compiled by nvcc for sm_80 and sm_90a (wgmma needs the architecture-specific target).
 set(TG_HAVE_NVIDIA OFF)
 if(TG_ENABLE_NVIDIA)
   include(CheckLanguage)
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES 80 90)
+    set(CMAKE_CUDA_ARCHITECTURES 80 90a)
   endif()
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)

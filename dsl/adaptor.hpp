@@ -103,6 +103,17 @@ struct stage_of<bound<T, L, U>...> {
       }
     });
   }
+  // Each guard's box (pad::box): guard k holds iff first[k] <= coords[k] < first[k] + count[k].
+  TG_FN void guard_boxes(index_t* first, index_t* count) const {
+    int k = 0;
+    static_for<sizeof...(T)>([&](auto i) {
+      auto& b = get<i>(parts);
+      if constexpr (!std::remove_reference_t<decltype(b.t)>::always_valid) {
+        b.t.box(first[k], count[k]);
+        ++k;
+      }
+    });
+  }
   TG_FN bool guards_valid(const index_t* coords) const {
     bool ok = true;
     int k = 0;
@@ -158,8 +169,8 @@ struct adaptor {
     if constexpr (S >= n_stages) return true; else return stage_t<S>::affine && affine_from<S + 1>();
   }
 
-  // The guards of stages S.. (pads): how many, the coordinates they test at a level-S index, and
-  // validity from those coordinates alone. Where those stages are affine, the coordinates are affine
+  // The guards of stages S.. (pads): how many, the coordinates they test at a level-S index, their
+  // boxes, and validity from those coordinates alone. Where those stages are affine, the coordinates are affine
   // in the level-S index too, so kernels may tabulate them per tile row and per k and add.
   template <int S>
   static constexpr int guards_from() {
@@ -170,6 +181,11 @@ struct adaptor {
     const auto& st = get<S>(stages);
     st.guard_coords(level, out);
     if constexpr (S + 1 < n_stages) guard_coords<S + 1>(st.lower(level), out + stage_t<S>::n_guards);
+  }
+  template <int S>
+  TG_FN void guard_boxes(index_t* first, index_t* count) const {
+    get<S>(stages).guard_boxes(first, count);
+    if constexpr (S + 1 < n_stages) guard_boxes<S + 1>(first + stage_t<S>::n_guards, count + stage_t<S>::n_guards);
   }
   template <int S>
   TG_FN bool guards_valid(const index_t* coords) const {

@@ -600,14 +600,30 @@ def cubin_kernels(cubin):
 # checked against cuobjdump -sass on libtilegrad_nvidia.a (sm_80 and sm_90, every HMMA of every
 # kernel: same count and spelling; tools/isa_report.py --nvidia ARCHIVE --compare).
 HMMA_OPCODE = 0x23C
+# HGMMA (wgmma, sm_90a): opcode 0x9f0; N / 8 - 1 in bits [53, 60), bit 76 set for bf16 operands.
+# Found by compiling one wgmma of each kind (f16 / bf16, n64 / n128) and reading the cubins, and
+# against cuobjdump -sass on the H100 machine (HGMMA.64x128x16.F32.BF16: 0x...41e0...79f0 / ...1818).
+HGMMA_OPCODE = 0x9F0
 
 
 def hmma_name(w):
+    if w & 0xFFF == HGMMA_OPCODE:
+        return f"HGMMA.64x{((w >> 53 & 0x7F) + 1) * 8}x16.F32{'.BF16' if w >> 76 & 1 else ''}"
     if w & 0xFFF != HMMA_OPCODE:
         return None
     shape = "16816" if w >> 75 & 1 else "1688"
     kind = ".TF32" if w >> 83 & 1 else ".BF16" if w >> 82 & 1 else ""
     return f"HMMA.{shape}.F32{kind}"
+
+
+def wants_wgmma(k):
+    """Whether a 16-bit GEMM kernel's tile takes the wgmma path on sm_90a (gemm.hpp, wgmma_tile): whole
+    warpgroups, 64 rows per warpgroup slice, BN 64 or 128."""
+    m = re.search(r"(\d+)x(\d+)x\d+ w(\d+)x(\d+)", k["detail"])
+    if not m or k["dtype"] not in ("fp16", "bf16") or k["kind"] != "gemm":
+        return False
+    bm, bn, threads = int(m.group(1)), int(m.group(2)), int(m.group(3)) * int(m.group(4)) * 32
+    return threads % 128 == 0 and bm % (64 * (threads // 128)) == 0 and bn in (64, 128)
 
 
 def builtin_nvidia(archive):
@@ -664,10 +680,10 @@ def nvidia_compare(args):
         for f in ("REG", "STACK", "SHARED", "LOCAL"):
             if res[key].get(f) != bres[key].get(f):
                 diffs.append(f"{key[1]} {key[0]} {key[2][:70]}: {f} cuobjdump {res[key].get(f)} built-in {bres[key].get(f)}")
-        n_c = {o: c for o, c in sass.get(key, {}).items() if o.startswith("HMMA")}
+        n_c = {o: c for o, c in sass.get(key, {}).items() if o.startswith(("HMMA", "HGMMA"))}
         n_b = dict(bsass.get(key, {}))
         if n_c != n_b:
-            diffs.append(f"{key[1]} {key[0]} {key[2][:70]}: HMMA cuobjdump {n_c} built-in {n_b}")
+            diffs.append(f"{key[1]} {key[0]} {key[2][:70]}: MMA cuobjdump {n_c} built-in {n_b}")
     kinds = collections.Counter(o for v in sass.values() for o in v if o.startswith(("HMMA", "HGMMA", "IMMA")))
     print(f"compared {len(res)} kernels (cuobjdump) with {len(bres)} (built-in); MMA kinds in SASS: {dict(kinds)}")
     for d in diffs:
@@ -723,6 +739,8 @@ def nvidia_main(args):
                     want = {"fp32": "TF32", "fp16": "F16", "bf16": "BF16"}[k["dtype"]]
                     if not k["mma"]:
                         violations.append(f"{tag}: no HMMA in the GEMM kernel")
+                    elif arch == "sm_90" and args.wgmma and wants_wgmma(k) and not any(o.startswith("HGMMA") for o in k["mma"]):
+                        violations.append(f"{tag}: no HGMMA (wgmma) in a tile that takes it on sm_90a: {dict(k['mma'])}")
                     elif not any(want in o or (want == "F16" and "BF16" not in o and "TF32" not in o) for o in k["mma"]):
                         violations.append(f"{tag}: HMMA of the wrong kind for {k['dtype']}: {dict(k['mma'])}")
     if args.check and args.require_archs:
@@ -744,6 +762,7 @@ def main():
     ap.add_argument("--sass-file", help=argparse.SUPPRESS)       # saved cuobjdump -sass output
     ap.add_argument("--compare", action="store_true", help="NVIDIA: compare the built-in reader with cuobjdump, kernel by kernel")
     ap.add_argument("--require-archs", default="sm_80,sm_90", help="NVIDIA --check: archs that must be present")
+    ap.add_argument("--wgmma", action="store_true", help="NVIDIA --check: the sm_90 code is sm_90a, whose 16-bit GEMM tiles use HGMMA")
     args = ap.parse_args()
     if args.nvidia:
         return nvidia_main(args)

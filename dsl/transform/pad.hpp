@@ -20,6 +20,12 @@ struct pad {
   TG_FN bool is_valid(const multi_index<1>& up) const {
     return static_cast<std::uint64_t>(up[0] - as_index(left)) < static_cast<std::uint64_t>(as_index(len));
   }
+  // The box is_valid tests, as (first valid coordinate, count): kernels that add a guard coordinate
+  // from parts fold `left` into one part and compare against `len` alone.
+  TG_FN void box(index_t& first, index_t& count) const {
+    first = as_index(left);
+    count = as_index(len);
+  }
   TG_FN multi_index<1> lower_step(const multi_index<1>& d, const multi_index<1>&, const multi_index<1>&) const { return d; }
 };
 template <class Len, class Left, class Right>

@@ -15,11 +15,11 @@
 #include "arch/ldmatrix.hpp"
 #include "arch/mma.hpp"
 #include "dsl/tile_window.hpp"
-#include "dsl/transform/xor_swizzle.hpp"
 #include "lowering/gemm.hpp"
 #include "lowering/gpu/backend.hpp"
 #include "lowering/gpu/gemm_small.hpp"
 #include "lowering/gpu/order.hpp"
+#include "lowering/gpu/smem_tile.hpp"
 #include "lowering/gpu/split_view.hpp"
 #include "lowering/gpu/strided.hpp"
 
@@ -36,23 +36,6 @@ struct tile_policy {
 
 template <class View>
 using elem_t = std::remove_const_t<typename View::value_type>;
-
-// A shared-memory tile [Rows, Cols] with no padding: the 16-byte chunks of each row are permuted by
-// an xor with the row's index among the rows of different 128-byte bank lines, so the eight rows a
-// fragment read touches fall in distinct banks. Every access goes through this one descriptor.
-template <index_t Rows, index_t Cols, class E>
-TG_FN auto smem_tile_desc() {
-  constexpr index_t vec = 16 / sizeof(E), chunks = Cols / vec;
-  constexpr index_t per_line = 128 / (Cols * sizeof(E)) > 0 ? 128 / (Cols * sizeof(E)) : 1;  // rows in one 128-byte line
-  static_assert(Cols % vec == 0 && (chunks & (chunks - 1)) == 0 && Rows % per_line == 0, "swizzled tile shape");
-  const auto phys = make_naive_descriptor(tg::make_tuple(number<Rows / per_line>{}, number<per_line>{}, number<chunks>{}, number<vec>{}),
-                                          tg::make_tuple(number<per_line * Cols>{}, number<Cols>{}, number<vec>{}, n_<1>));
-  const auto swizzled = transform(phys, tg::make_tuple(xor_swizzle<number<Rows / per_line>, number<chunks>>{}, pass_through<number<per_line>>{},
-                                                       pass_through<number<vec>>{}),
-                                  tg::make_tuple(seq<0, 2>{}, seq<1>{}, seq<3>{}), tg::make_tuple(seq<0, 2>{}, seq<1>{}, seq<3>{}));
-  return transform(swizzled, tg::make_tuple(merge<tuple<number<Rows / per_line>, number<per_line>>>{}, merge<tuple<number<chunks>, number<vec>>>{}),
-                   tg::make_tuple(seq<0, 1>{}, seq<2, 3>{}), tg::make_tuple(seq<0>{}, seq<1>{}));
-}
 
 template <class View>
 __device__ inline elem_t<View> load_raw(const View& v, index_t g, index_t i, index_t k) {
@@ -118,13 +101,40 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
   }
 }
 
+// A uniform k-tile's guards as boxes relative to the tile: guard i of row entry r holds iff
+// (unsigned)(r.guard[i] + bias[i]) < count[i], bias folding in the tile's part and the box's start.
+// Worked out once per fill, so a piece's validity costs an add and a compare per guard, in 32 bits
+// (entries hold guard coordinates as int already), with no read of the view.
+template <class View, class KTile>
+struct tile_guards {
+  static constexpr int n = affine_split<View>::n_guards > 0 ? affine_split<View>::n_guards : 1;
+  int bias[n];
+  unsigned count[n];
+  __device__ tile_guards(const View& v, const KTile& kt) {
+    index_t first[n], cnt[n];
+    v.desc.chain.template guard_boxes<1>(first, cnt);
+    TG_UNROLL for (int i = 0; i < affine_split<View>::n_guards; ++i) {
+      bias[i] = static_cast<int>(kt.guard[i] - first[i]);
+      count[i] = static_cast<unsigned>(cnt[i]);
+    }
+  }
+  template <class Entry>
+  __device__ bool holds(const Entry& r) const {
+    bool ok = true;
+    TG_UNROLL for (int i = 0; i < affine_split<View>::n_guards; ++i) ok = ok && static_cast<unsigned>(r.guard[i] + bias[i]) < count[i];
+    return ok;
+  }
+};
+
 // fill_operand for a uniform k-tile (affine_split::k_tile): an element's offset is its row entry's
 // plus the tile's plus j * step, and its guards are its row's plus the tile's, so a piece costs a row
 // entry read and one guard test, with no k entry. Along k (RowsFast false) a piece lies in one row:
 // its V elements are valid or padding together; padding is one zero-filled copy, and with step 1 and
 // `vectors` (an aligned pointer) a valid aligned piece is one copy. Along rows a piece is one copy
 // where the row entry starts a run and both ends are valid (as fill_operand). Other pieces (a step
-// other than 1, misaligned, broken runs) go element by element, still without k entries.
+// other than 1, misaligned, broken runs) go element by element, still without k entries. Used where
+// the views are built in registers (single GEMMs: backward weight); the hoisted form below raised its
+// main tile from 128 to 168 registers, one block per SM, 2.38 -> 2.90 ms (performance.md section 10).
 template <bool RowsFast, int Rows, int BK, int Threads, class View, class Tile, class E, class Entry, class KTile>
 __device__ inline void fill_uniform(E* smem, const Tile& tile, const View& v, index_t r0, index_t R, bool vectors, int tid, const Entry* rows,
                                     const KTile& kt) {
@@ -157,6 +167,66 @@ __device__ inline void fill_uniform(E* smem, const Tile& tile, const View& v, in
   }
 }
 
+// fill_uniform where the block's views live in shared memory (batches of col2im classes: backward
+// data): the same pieces, with everything that does not change between them worked out once per
+// fill, since there each read of the view's fields is a shared-memory load (profile, performance.md
+// section 10: the per-piece fill took ~85 instructions, reloading the view's data pointer and pad
+// bounds and recomputing the shared window's base for every piece). Guards are tested as boxes
+// relative to the tile (tile_guards), with no read of the view. The threads keep one place along
+// the fast dimension across passes (Threads is a multiple of the pieces per line) and step by whole
+// swizzle periods (8 rows) along the other, so a piece's shared offset is the thread's first plus
+// pass * stride (where a pass covers fewer than 8 lines, it is worked out per pass). Along rows the
+// thread's piece covers the same V rows in every pass, so whether it is one copy is decided once.
+template <bool RowsFast, int Rows, int BK, int Threads, class View, class Tile, class E, class Entry, class KTile>
+__device__ inline void fill_uniform_hoisted(E* smem, const Tile& tile, const View& v, index_t r0, index_t R, bool vectors, int tid, const Entry* rows,
+                                    const KTile& kt) {
+  constexpr int V = 16 / sizeof(E), pieces = Rows * BK / V;
+  constexpr int per_line = RowsFast ? Rows / V : BK / V;
+  constexpr int lines = Threads / per_line;  // lines (rows, or k with RowsFast) one pass covers
+  static_assert(Threads % per_line == 0, "each thread keeps its place along the fast dimension");
+  constexpr bool periodic = lines % 8 == 0 || pieces <= Threads;  // else (few lines per pass) each pass's offset is worked out
+  const int fixed = (tid % per_line) * V, line0 = tid / per_line;  // this thread's place along / across the fast dimension
+  const index_t rows_left = R - r0;
+  const tile_guards<View, KTile> guards(v, kt);
+  const auto at = [&](int line) { return static_cast<int>(RowsFast ? tile.offset({{fixed, line}}) : tile.offset({{line, fixed}})); };
+  const int dst0 = at(line0), dst_step = periodic && pieces > Threads ? at(line0 + lines) - dst0 : 0;
+  const auto dst_of = [&](int p) { return smem + (periodic ? dst0 + p * dst_step : at(line0 + p * lines)); };
+  if constexpr (!RowsFast) {
+    const index_t k_off = kt.off + fixed * kt.step;  // the piece's k part
+    const E* const base = v.data + k_off;
+    const bool fast = vectors && kt.step == 1;
+    _Pragma("unroll 1") for (int p = 0; p < (pieces + Threads - 1) / Threads; ++p) {
+      const int rr = line0 + p * lines;
+      if (pieces % Threads != 0 && rr >= Rows) break;
+      E* const dst = dst_of(p);
+      const Entry& r = rows[rr];
+      const bool valid = rr < rows_left && guards.holds(r);
+      if (!valid || (fast && (r.off + k_off) % V == 0)) {
+        arch::copy16_async(dst, valid ? base + r.off : v.data, valid);
+        continue;
+      }
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) dst[t] = base[r.off + t * kt.step];
+    }
+  } else {
+    const Entry& first = rows[fixed];
+    const bool whole = vectors && first.run && fixed + V - 1 < rows_left && guards.holds(first) && guards.holds(rows[fixed + V - 1]);
+    _Pragma("unroll 1") for (int p = 0; p < (pieces + Threads - 1) / Threads; ++p) {
+      const int kk = line0 + p * lines;
+      if (pieces % Threads != 0 && kk >= BK) break;
+      E* const dst = dst_of(p);
+      const index_t o = first.off + kt.off + kk * kt.step;
+      if (whole && o % V == 0) {
+        arch::copy16_async(dst, v.data + o, true);
+        continue;
+      }
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) {  // rolled: the rare edge path, kept small
+        const Entry& r = rows[fixed + t];
+        dst[t] = fixed + t < rows_left && guards.holds(r) ? v.data[r.off + kt.off + kk * kt.step] : from_float<E>(0.0f);
+      }
+    }
+  }
+}
+
 // The BK k entries of one k-tile, global -> shared, as 16-byte asynchronous copies.
 template <int BK, int Threads, class Entry>
 __device__ inline void copy_entries(Entry* dst, const Entry* src, int tid) {
@@ -167,9 +237,10 @@ __device__ inline void copy_entries(Entry* dst, const Entry* src, int tid) {
 }
 
 // Global -> shared for one operand's k-tile kt into one stage, [Rows][BK] or, rows-fast, [BK][Rows]:
-// a uniform k-tile (affine_split::k_tile) by fill_uniform, any other by fill_operand with the tile's
-// k entries `tile_ks` (from the shared ring where the policy has one, entry_ring below, else global).
-template <int Rows, int BK, int Threads, class View, class E, class Entry, class KTile>
+// a uniform k-tile (affine_split::k_tile) by fill_uniform (fill_uniform_hoisted where the views are in
+// shared memory: SharedViews), any other by fill_operand with the tile's k entries `tile_ks` (from the
+// shared ring where the policy has one, entry_ring below, else global).
+template <int Rows, int BK, int Threads, bool SharedViews, class View, class E, class Entry, class KTile>
 __device__ inline void fill_stage(E* smem, bool rows_fast, const View& v, index_t g, index_t r0, index_t R, index_t kt, index_t K,
                                   bool vectors, int tid, const Entry* rows, const Entry* tile_ks, const KTile* kts) {
   const auto rk = smem_tile_desc<Rows, BK, E>();
@@ -177,8 +248,13 @@ __device__ inline void fill_stage(E* smem, bool rows_fast, const View& v, index_
   if constexpr (affine_split<View>::on) {
     const KTile t = kts[kt];
     if (t.uniform) {
-      if (rows_fast) fill_uniform<true, Rows, BK, Threads>(smem, kr, v, r0, R, vectors, tid, rows, t);
-      else fill_uniform<false, Rows, BK, Threads>(smem, rk, v, r0, R, vectors, tid, rows, t);
+      if constexpr (SharedViews) {
+        if (rows_fast) fill_uniform_hoisted<true, Rows, BK, Threads>(smem, kr, v, r0, R, vectors, tid, rows, t);
+        else fill_uniform_hoisted<false, Rows, BK, Threads>(smem, rk, v, r0, R, vectors, tid, rows, t);
+      } else {
+        if (rows_fast) fill_uniform<true, Rows, BK, Threads>(smem, kr, v, r0, R, vectors, tid, rows, t);
+        else fill_uniform<false, Rows, BK, Threads>(smem, rk, v, r0, R, vectors, tid, rows, t);
+      }
       return;
     }
   }
@@ -304,6 +380,18 @@ inline constexpr bool ldmatrix_fragments =
     false;
 #endif
 
+// Fragments never in registers: wgmma (sm_90a, 16-bit atoms) reads both operands from the shared
+// tiles, each warpgroup (4 warps) multiplying 64-row slices of its share of the block's rows by all BN
+// columns. Needs whole warpgroups, BM a multiple of 64 per warpgroup, BN a wgmma width (64, 128).
+template <class Atom, class Policy, int Threads>
+inline constexpr bool wgmma_tile =
+#if defined(TG_NV_WGMMA)
+    Atom::input != arch::atom_input::tf32 && Threads % 128 == 0 && Policy::BM % (64 * (Threads / 128)) == 0 &&
+    (Policy::BN == 64 || Policy::BN == 128) && Policy::BK % 16 == 0;
+#else
+    false;
+#endif
+
 // Whether the GEMM blocks copy their views from views_kernel's table (batches of col2im classes)
 // instead of building them.
 template <class Batch>
@@ -351,15 +439,27 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   using Atom = arch::default_atom<E>;
   using plan = smem_plan<Policy, V, shared_views<Batch>>;
   constexpr int BM = Policy::BM, BN = Policy::BN, BK = Policy::BK, S = Policy::Stages;
-  constexpr int WM = BM / Policy::WarpsM, WN = BN / Policy::WarpsN;  // warp tile
-  constexpr int TM = WM / Atom::M, TN = WN / Atom::N;                // atoms per warp tile
   constexpr int threads = threads_of<Policy, V>();
-  static_assert(WM % Atom::M == 0 && WN % Atom::N == 0 && BK % Atom::K == 0, "tile must be a multiple of the atom");
-  static_assert(!ldmatrix_fragments<Atom> || TN % 2 == 0, "ldmatrix reads B fragments in pairs of atoms");
+  // The accumulators: acc[i][j] is a 16x8 block in mma.m16n8's C layout, at frag_row(i), frag_col(j).
+  // mma.sync: the policy's warp grid, each warp a WM x WN tile of TM x TN atoms. wgmma: warpgroup w
+  // takes rows w * BM / WG.., one m64 slice per i (its warps 16 rows each), all BN columns (j: n8 blocks).
+  constexpr bool wg = wgmma_tile<Atom, Policy, threads>;
+  constexpr bool ldm = ldmatrix_fragments<Atom> && !wg;
+  constexpr int WG = threads / 128;
+  constexpr int WM = BM / Policy::WarpsM, WN = BN / Policy::WarpsN;  // warp tile
+  constexpr int TM = wg ? BM / (64 * WG) : WM / Atom::M, TN = wg ? BN / 8 : WN / Atom::N;
+  static_assert(wg || (WM % Atom::M == 0 && WN % Atom::N == 0), "tile must be a multiple of the atom");
+  static_assert(BK % Atom::K == 0, "tile must be a multiple of the atom");
+  static_assert(!ldm || TN % 2 == 0, "ldmatrix reads B fragments in pairs of atoms");
   using SA = typename plan::SA;
   using SB = typename plan::SB;
   using SC = typename plan::SC;
-  extern __shared__ __align__(16) unsigned char smem[];
+  extern __shared__ __align__(1024) unsigned char smem[];
+  static_assert(plan::b_tiles % 1024 == 0 && BM * BK * sizeof(E) % 1024 == 0 && BN * BK * sizeof(E) % 512 == 0,
+                "every stage of A and B starts on a whole swizzle pattern (wgmma descriptors carry no base offset)");
+  if constexpr (wg) {
+    if (static_cast<std::uint32_t>(__cvta_generic_to_shared(smem)) % 1024 != 0) __trap();  // ditto for the allocation
+  }
   E* const As = reinterpret_cast<E*>(smem + plan::a_tiles);
   E* const Bs = reinterpret_cast<E*>(smem + plan::b_tiles);
   using EA = typename SA::entry;
@@ -414,6 +514,8 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
 
   const int tid = threadIdx.x, lane = tid % Atom::lanes, warp = tid / Atom::lanes;
   const int wm = warp / Policy::WarpsN, wn = warp % Policy::WarpsN;
+  auto frag_row = [&](int i) { return wg ? (warp / 4) * (BM / WG) + i * 64 + (warp % 4) * 16 : wm * WM + i * Atom::M; };
+  auto frag_col = [&](int j) { return wg ? j * 8 : wn * WN + j * Atom::N; };
   if constexpr (SA::on) tabulate<BM, VA>(a_rows, v.a, g, 1, m0, tid, threads);
   if constexpr (SB::on) tabulate<BN, VA>(b_rows, v.b, g, 1, n0, tid, threads);
   float acc[TM][TN][Atom::c_per_lane];
@@ -429,8 +531,8 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     const int st = static_cast<int>(u % S), slot = static_cast<int>(u % R);
     const EA* const ka = Policy::entry_ring ? a_ring + slot * BK : a_ks + (kt0 + u) * BK;
     const EB* const kb = Policy::entry_ring ? b_ring + slot * BK : b_ks + (kt0 + u) * BK;
-    fill_stage<BM, BK, threads>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt0 + u, K, la.a.vectors, tid, a_rows, ka, a_kt);
-    fill_stage<BN, BK, threads>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt0 + u, K, la.b.vectors, tid, b_rows, kb, b_kt);
+    fill_stage<BM, BK, threads, shared_views<Batch>>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt0 + u, K, la.a.vectors, tid, a_rows, ka, a_kt);
+    fill_stage<BN, BK, threads, shared_views<Batch>>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt0 + u, K, la.b.vectors, tid, b_rows, kb, b_kt);
   };
   // The k entries of relative k-tile u into ring slot u % R (asynchronous copies, in the open group).
   auto fetch_entries = [&](index_t u) {
@@ -445,8 +547,8 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   // (rows +0/+8) x (k +0/+8), the four registers of an m16k16 fragment; B: tiles (k +0/+8) x
   // (n +0/+8), two n8 fragments.
   constexpr int KS = BK / Atom::K;
-  int a_ld[ldmatrix_fragments<Atom> ? TM : 1][KS], b_ld[ldmatrix_fragments<Atom> ? TN / 2 : 1][KS];
-  if constexpr (ldmatrix_fragments<Atom>) {
+  int a_ld[ldm ? TM : 1][KS], b_ld[ldm ? TN / 2 : 1][KS];
+  if constexpr (ldm) {
     const int q = lane / 8, i8 = lane % 8;
     TG_UNROLL for (int ks = 0; ks < KS; ++ks) {
       TG_UNROLL for (int i = 0; i < TM; ++i) {
@@ -463,7 +565,33 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   auto compute = [&](int st) {
     const E* a = As + st * BM * BK;
     const E* b = Bs + st * BN * BK;
-    if constexpr (ldmatrix_fragments<Atom>) {
+    if constexpr (wg) {
+#if defined(TG_NV_WGMMA)
+      // Both operands by descriptor (wgmma_operand); the orientation is an immediate of the
+      // instruction, so each of the four is its own call. The batch is waited for here: the next
+      // k-tile's fill overwrites this stage after the next barrier.
+      const auto a_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(a)), b_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(b));
+      constexpr bool bf16 = Atom::input == arch::atom_input::bf16;
+      arch::wgmma_fence();
+      TG_UNROLL for (int ks = 0; ks < BK; ks += 16) {
+        TG_UNROLL for (int i = 0; i < TM; ++i) {
+          const index_t r0 = (warp / 4) * (BM / WG) + i * 64;
+          if (a_rows_fast) {
+            const std::uint64_t da = wgmma_operand<BM, BK, E, true>(a_addr, r0, ks);
+            if (b_rows_fast) arch::wgmma_m64k16<BN, bf16, 1, 1>(acc[i], da, wgmma_operand<BN, BK, E, true>(b_addr, 0, ks));
+            else arch::wgmma_m64k16<BN, bf16, 1, 0>(acc[i], da, wgmma_operand<BN, BK, E, false>(b_addr, 0, ks));
+          } else {
+            const std::uint64_t da = wgmma_operand<BM, BK, E, false>(a_addr, r0, ks);
+            if (b_rows_fast) arch::wgmma_m64k16<BN, bf16, 0, 1>(acc[i], da, wgmma_operand<BN, BK, E, true>(b_addr, 0, ks));
+            else arch::wgmma_m64k16<BN, bf16, 0, 0>(acc[i], da, wgmma_operand<BN, BK, E, false>(b_addr, 0, ks));
+          }
+        }
+      }
+      arch::wgmma_commit();
+      arch::wgmma_wait<0>();
+      TG_UNROLL for (int i = 0; i < TM; ++i) arch::wgmma_pin(acc[i]);
+#endif
+    } else if constexpr (ldm) {
 #if defined(TG_NV_LDMATRIX)
       TG_UNROLL for (int ks = 0; ks < BK; ks += Atom::K) {
         std::uint32_t fa[TM][4], fb[TN][2];
@@ -522,6 +650,9 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   }
   for (index_t i = 0; i < nk; ++i) {
     arch::async_wait<S - 2>();
+#if defined(TG_NV_WGMMA)
+    if constexpr (wg) arch::fence_proxy_async_shared();  // this thread's tile writes, before wgmma reads them
+#endif
     __syncthreads();
     if (i + S - 1 < nk) fill_tile(i + S - 1);
     if (i + 2 * S - 2 < nk) fetch_entries(i + 2 * S - 2);
@@ -553,7 +684,7 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
           TG_UNROLL for (int j = 0; j < TN; ++j)
             TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) {
               const auto rc = c_frag.coord(lane, e);
-              const int mm = wm * WM + i * Atom::M + static_cast<int>(rc[0]), nn = wn * WN + j * Atom::N + static_cast<int>(rc[1]);
+              const int mm = frag_row(i) + static_cast<int>(rc[0]), nn = frag_col(j) + static_cast<int>(rc[1]);
               ct[tile.offset({{mm, nn}})] = arch::cvt_from_float<EOut>(ep.alpha * acc[i][j][e]);
             }
       };
@@ -575,7 +706,7 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     TG_UNROLL for (int j = 0; j < TN; ++j)
       TG_UNROLL for (int e = 0; e < Atom::c_per_lane; ++e) {
         const auto rc = c_frag.coord(lane, e);
-        const int mm = wm * WM + i * Atom::M + static_cast<int>(rc[0]), nn = wn * WN + j * Atom::N + static_cast<int>(rc[1]);
+        const int mm = frag_row(i) + static_cast<int>(rc[0]), nn = frag_col(j) + static_cast<int>(rc[1]);
         const index_t m = m0 + mm, n = n0 + nn;
         if (m >= M || n >= N) continue;
         if (la.splits > 1 && la.mode == split_k_mode::deterministic) {

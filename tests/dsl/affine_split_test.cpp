@@ -1,13 +1,16 @@
 // Affine split views, as the GPU GEMM uses them (lowering/gpu/split_view.hpp): for the GEMM views of
 // the convolutions (im2col, im2col_t, col2im's dy / w / dx class views), over the whole [G, M, K]
 // domain: (a) the stages below the separable top one are affine (compile time); (b) validity from the
-// guards' coordinates alone equals the descriptor's; (c) the bottom offset and the guard coordinates
+// guards' coordinates alone equals the descriptor's, and so does each coordinate against its guard's
+// box (guard_boxes: one unsigned comparison, as the GEMM's uniform fill tests it); (c) the bottom offset and the guard coordinates
 // of an element are the row part (with the group) plus the k part minus the origin's.
 #include "dsl/compose/col2im.hpp"
 #include "dsl/compose/im2col.hpp"
 #include "dsl/index_space.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cstdint>
 
 #include "support.hpp"
 
@@ -35,12 +38,17 @@ void check_affine_split(const Desc& d) {
   const multi_index<N1> zero{};
   const index_t o0 = d.chain.template bottom_from<1>(zero)[0];
   const auto g0 = guards(zero);
+  std::vector<index_t> first(NG > 0 ? NG : 1, 0), count(NG > 0 ? NG : 1, 0);
+  d.chain.template guard_boxes<1>(first.data(), count.data());
   index_t checked = 0;
   for_each_index(d.lengths(), [&](const multi_index<3>& i) {
     if (::testing::Test::HasFatalFailure()) return;
     const auto l = top.lower(i);
     const auto g = guards(l);
     ASSERT_EQ(d.chain.template guards_valid<1>(g.data()), d.is_valid(i)) << "at " << str(i);
+    bool in_boxes = true;
+    for (int n = 0; n < NG; ++n) in_boxes = in_boxes && static_cast<std::uint32_t>(g[n] - first[n]) < static_cast<std::uint32_t>(count[n]);
+    ASSERT_EQ(in_boxes, d.is_valid(i)) << "boxes at " << str(i);
     const auto lr = only(l, 0, 1), lk = only(l, 2, 2);
     const auto gr = guards(lr), gk = guards(lk);
     for (int n = 0; n < NG; ++n) ASSERT_EQ(g[n], gr[n] + gk[n] - g0[n]) << "guard " << n << " at " << str(i);

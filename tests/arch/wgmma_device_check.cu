@@ -1,0 +1,102 @@
+// Device check of the warpgroup MMA (arch/wgmma_nvidia.hpp) on the GEMM's shared tiles
+// (lowering/gpu/smem_tile.hpp): one warpgroup stages A (64 x 32) and B (32 x N) in shared memory in
+// smem_tile_desc's layout, K-major or MN-major, multiplies them with two wgmma k16 steps through
+// wgmma_operand's descriptors, and stores D through the accumulator layout the GEMM's epilogue uses
+// (mma.m16n8's C layout per n8 block). The host compares with A*B + C; inputs are exact, so a correct
+// layout matches bit for bit, and D is poisoned first. Needs sm_90a; exits 77 without a GPU or on
+// another architecture. Built by tests/CMakeLists.txt for sm_90a.
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+#include "arch/mma_nvidia.hpp"
+#include "arch/runtime.hpp"
+#include "dsl/numeric.hpp"
+#include "lowering/gpu/smem_tile.hpp"
+#include "tests/arch/atom_check_common.hpp"
+
+namespace ta = tg::arch;
+namespace gg = tg::gpu_gemm;
+
+constexpr int M = 64, K = 32;
+
+// a: [M][K] row-major, b: [K][N] row-major, 16-bit patterns; c, d: [M][N] fp32.
+template <int N, bool Bf16, bool AMn, bool BMn>
+__global__ void wgmma_kernel(const std::uint16_t* a, const std::uint16_t* b, const float* c, float* d) {
+  __shared__ __align__(1024) std::uint16_t as[M * K];
+  __shared__ __align__(1024) std::uint16_t bs[K * N];
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const auto a_rk = gg::smem_tile_desc<M, K, tg::half_t>();
+  const auto a_kr = gg::smem_tile_desc<K, M, tg::half_t>();
+  const auto b_nk = gg::smem_tile_desc<N, K, tg::half_t>();
+  const auto b_kn = gg::smem_tile_desc<K, N, tg::half_t>();
+  for (int e = tid; e < M * K; e += 128) {
+    const int m = e / K, k = e % K;
+    as[AMn ? a_kr.offset({{k, m}}) : a_rk.offset({{m, k}})] = a[e];
+  }
+  for (int e = tid; e < K * N; e += 128) {
+    const int k = e / N, n = e % N;
+    bs[BMn ? b_kn.offset({{k, n}}) : b_nk.offset({{n, k}})] = b[e];
+  }
+  float acc[N / 8][4];
+  for (int j = 0; j < N / 8; ++j)
+    for (int e = 0; e < 4; ++e) {
+      const ta::frag_coord x = ta::mma_m16n8k16_f16::c_coord(lane, e);
+      acc[j][e] = c[(warp * 16 + x.row) * N + 8 * j + x.col];
+    }
+#if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
+  ta::fence_proxy_async_shared();
+  __syncthreads();
+  const auto a_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(as)), b_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(bs));
+  ta::wgmma_fence();
+  for (int k0 = 0; k0 < K; k0 += 16)
+    ta::wgmma_m64k16<N, Bf16, AMn, BMn>(acc, gg::wgmma_operand<M, K, tg::half_t, AMn>(a_addr, 0, k0), gg::wgmma_operand<N, K, tg::half_t, BMn>(b_addr, 0, k0));
+  ta::wgmma_commit();
+  ta::wgmma_wait<0>();
+  ta::wgmma_pin(acc);
+#endif
+  for (int j = 0; j < N / 8; ++j)
+    for (int e = 0; e < 4; ++e) {
+      const ta::frag_coord x = ta::mma_m16n8k16_f16::c_coord(lane, e);
+      d[(warp * 16 + x.row) * N + 8 * j + x.col] = acc[j][e];
+    }
+}
+
+namespace {
+template <int N, bool Bf16, bool AMn, bool BMn>
+bool check(unsigned seed) {
+  const auto a = ta::check::exact_values(M * K, seed), b = ta::check::exact_values(K * N, seed + 1), c = ta::check::exact_values(M * N, seed + 2);
+  std::vector<std::uint16_t> a16(a.size()), b16(b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) a16[i] = Bf16 ? ta::check::bf16_bits(a[i]) : ta::check::f16_bits(a[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) b16[i] = Bf16 ? ta::check::bf16_bits(b[i]) : ta::check::f16_bits(b[i]);
+  ta::device_buffer<std::uint16_t> da(a16), db(b16);
+  ta::device_buffer<float> dc(c), dd(c.size());
+  dd.fill_bytes(0xff);
+  TG_LAUNCH((wgmma_kernel<N, Bf16, AMn, BMn>), dim3(1), dim3(128), 0, nullptr, da.data(), db.data(), dc.data(), dd.data());
+  ta::synchronize();
+  char name[96];
+  std::snprintf(name, sizeof name, "wgmma m64n%dk16 %s, A %s, B %s", N, Bf16 ? "bf16" : "f16", AMn ? "MN-major" : "K-major", BMn ? "MN-major" : "K-major");
+  return ta::check::report(name, dd.download(), ta::check::reference(a, b, c, M, N, K));
+}
+}  // namespace
+
+int main() {
+  if (ta::device_count() == 0) {
+    std::printf("SKIP no %s device\n", ta::runtime_name);
+    return 77;
+  }
+  const ta::device_info d = ta::query_device(ta::current_device());
+  if (d.arch != "sm_90") {
+    std::printf("SKIP wgmma needs sm_90 (this is %s)\n", d.arch.c_str());
+    return 77;
+  }
+  bool ok = true;
+  ok = check<128, false, false, false>(1) && ok;
+  ok = check<128, false, false, true>(2) && ok;
+  ok = check<128, false, true, false>(3) && ok;
+  ok = check<128, false, true, true>(4) && ok;
+  ok = check<64, false, false, true>(5) && ok;
+  ok = check<64, false, true, false>(6) && ok;
+  ok = check<128, true, false, true>(7) && ok;
+  std::printf(ok ? "ALL PASS\n" : "SOME FAILED\n");
+  return ok ? 0 : 1;
+}

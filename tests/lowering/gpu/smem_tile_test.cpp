@@ -1,0 +1,97 @@
+// lowering/gpu/smem_tile.hpp: the GEMM's shared-memory tile layout and its wgmma descriptors, over
+// whole tiles. The layout is checked against the hardware's definition of the swizzled canonical
+// layouts (an xor of address bits 4.. with bits 7.., from the PTX ISA), written here independently
+// as a brute-force byte map: every element lands where that map says, and the map is a bijection.
+// The descriptors' fields are decoded and compared with the byte map of the sub-tile's first element.
+#include "lowering/gpu/smem_tile.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "dsl/numeric.hpp"
+
+namespace {
+using tg::index_t;
+
+// Swizzle<B, 4, 3> on byte addresses: bits [4, 4+B) ^= bits [7, 7+B).
+std::uint32_t swizzle_bytes(std::uint32_t x, int b) { return x ^ (((x >> 7) & ((1u << b) - 1)) << 4); }
+int log2i(index_t x) { int l = 0; while ((index_t{1} << l) < x) ++l; return l; }
+
+// The byte offset of element (r, c) of a [Rows, Cols] tile by the canonical layouts: rows of at most
+// 128 bytes packed and swizzled over their width; wider rows cut into 128-byte column blocks [block]
+// [row], swizzled over 128 bytes.
+template <index_t Rows, index_t Cols, class E>
+std::uint32_t canonical_byte(index_t r, index_t c) {
+  const index_t row_bytes = Cols * sizeof(E);
+  if (row_bytes <= 128) return swizzle_bytes(static_cast<std::uint32_t>(r * row_bytes + c * sizeof(E)), log2i(row_bytes / 16));
+  const index_t block = 128 / sizeof(E);
+  return swizzle_bytes(static_cast<std::uint32_t>((c / block) * Rows * 128 + r * 128 + (c % block) * sizeof(E)), 3);
+}
+
+template <index_t Rows, index_t Cols, class E>
+void check_layout() {
+  SCOPED_TRACE(testing::Message() << Rows << "x" << Cols << " of " << sizeof(E) << "-byte elements");
+  const auto d = tg::gpu_gemm::smem_tile_desc<Rows, Cols, E>();
+  std::vector<int> hits(Rows * Cols, 0);
+  for (index_t r = 0; r < Rows; ++r)
+    for (index_t c = 0; c < Cols; ++c) {
+      const index_t off = d.offset({{r, c}});
+      ASSERT_EQ(off * static_cast<index_t>(sizeof(E)), (canonical_byte<Rows, Cols, E>(r, c))) << "element (" << r << ", " << c << ")";
+      ASSERT_TRUE(off >= 0 && off < Rows * Cols);
+      ++hits[off];
+    }
+  for (index_t i = 0; i < Rows * Cols; ++i) ASSERT_EQ(hits[i], 1) << "offset " << i;
+}
+
+TEST(SmemTile, LayoutIsTheCanonicalSwizzle) {
+  check_layout<128, 32, tg::half_t>();   // K-major operand tiles: 64-byte rows
+  check_layout<64, 32, tg::half_t>();
+  check_layout<128, 16, tg::half_t>();   // 32-byte rows
+  check_layout<32, 64, tg::half_t>();    // MN-major operand tiles: one 128-byte block
+  check_layout<32, 128, tg::half_t>();   // two blocks
+  check_layout<128, 32, float>();        // fp32 operand tiles: 128-byte rows
+  check_layout<32, 128, float>();        // four blocks
+  check_layout<128, 128, tg::half_t>();  // C tiles
+  check_layout<128, 64, float>();
+}
+
+struct fields {
+  std::uint32_t addr, lbo, sbo, swizzle;
+};
+fields decode(std::uint64_t d) {
+  return {static_cast<std::uint32_t>(d & 0x3fff) << 4, static_cast<std::uint32_t>((d >> 16) & 0x3fff) << 4,
+          static_cast<std::uint32_t>((d >> 32) & 0x3fff) << 4, static_cast<std::uint32_t>(d >> 62)};
+}
+
+TEST(SmemTile, WgmmaDescriptors) {
+  using tg::half_t;
+  const std::uint32_t base = 0x2000;
+  // K-major [128][32]: 64-byte swizzle (mode 2), 8 rows = 512 bytes apart; k0 = 16 starts 32 bytes in.
+  for (index_t r0 = 0; r0 < 128; r0 += 64)
+    for (index_t k0 = 0; k0 < 32; k0 += 16) {
+      const fields f = decode(tg::gpu_gemm::wgmma_operand<128, 32, half_t, false>(base, r0, k0));
+      EXPECT_EQ(f.addr, base + (canonical_byte<128, 32, half_t>(r0, k0)));
+      EXPECT_EQ(f.addr, base + r0 * 64 + k0 * 2);  // the unpermuted address
+      EXPECT_EQ(f.sbo, 512u);
+      EXPECT_EQ(f.swizzle, 2u);
+    }
+  // MN-major [32][128] (rows contiguous): 128-byte swizzle (mode 1), blocks of 64 rows 32 * 128
+  // bytes apart (LBO), 8 k = 1024 bytes apart (SBO).
+  for (index_t r0 = 0; r0 < 128; r0 += 64)
+    for (index_t k0 = 0; k0 < 32; k0 += 16) {
+      const fields f = decode(tg::gpu_gemm::wgmma_operand<128, 32, half_t, true>(base, r0, k0));
+      EXPECT_EQ(f.addr, base + (canonical_byte<32, 128, half_t>(k0, r0)));
+      EXPECT_EQ(f.addr, base + (r0 / 64) * 4096 + k0 * 128);
+      EXPECT_EQ(f.lbo, 4096u);
+      EXPECT_EQ(f.sbo, 1024u);
+      EXPECT_EQ(f.swizzle, 1u);
+    }
+  // 32-byte rows: mode 3, SBO 256.
+  const fields f = decode(tg::gpu_gemm::wgmma_operand<64, 16, half_t, false>(base, 8, 0));
+  EXPECT_EQ(f.addr, base + 8 * 32);
+  EXPECT_EQ(f.sbo, 256u);
+  EXPECT_EQ(f.swizzle, 3u);
+}
+}  // namespace
