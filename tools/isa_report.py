@@ -427,7 +427,7 @@ def parse_cuobjdump_res_usage(text):
             member = m.group(1)
         m = re.search(r"code for (sm_\d+a?)", line) or re.match(r"^arch = (sm_\d+a?)", line)
         if m:
-            arch = m.group(1)
+            arch = m.group(1).rstrip("a")  # sm_90a (wgmma) is reported as sm_90, as the built-in reader does
         m = re.match(r"^\s*Function\s+(\S+?):?\s*$", line)
         if m:
             fn = m.group(1)
@@ -448,7 +448,7 @@ def parse_cuobjdump_sass(text):
             member = m.group(1)
         m = re.search(r"code for (sm_\d+a?)", line) or re.match(r"^\s*arch = (sm_\d+a?)", line)
         if m:
-            arch = m.group(1)
+            arch = m.group(1).rstrip("a")  # sm_90a (wgmma) is reported as sm_90, as the built-in reader does
         m = re.match(r"^\s*Function\s*:\s*(\S+)", line)
         if m:
             fn = m.group(1)

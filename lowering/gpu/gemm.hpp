@@ -1,7 +1,7 @@
 // GPU implicit GEMM: global -> shared memory (a multi-stage pipeline of 16-byte asynchronous copies
-// where the view's memory runs allow, element loads where not) -> per-lane fragments (ldmatrix on
-// NVIDIA, load_tile through the atom's fragment distribution elsewhere) -> matrix-core atoms ->
-// epilogue. The schedule (block tile, warps, stages) comes from gemm_tile_table below; the atom from
+// where the view's memory runs allow, element loads where not) -> matrix cores: wgmma straight from
+// the shared tiles on sm_90a (16-bit tiles of whole warpgroups), else per-lane fragments (ldmatrix on
+// NVIDIA, load_tile through the atom's fragment distribution elsewhere) and the atom -> epilogue. The schedule (block tile, warps, stages) comes from gemm_tile_table below; the atom from
 // arch::default_atom of the element type, so the same kernel is mma.sync on NVIDIA (warp 32) and MFMA
 // on AMD (wave 64). Any im2col / col2im view works (padding reads zero); one launch covers all groups,
 // split-K chunks and col2im classes (grid z).
@@ -175,7 +175,7 @@ __device__ inline void fill_uniform(E* smem, const Tile& tile, const View& v, in
 // relative to the tile (tile_guards), with no read of the view. The threads keep one place along
 // the fast dimension across passes (Threads is a multiple of the pieces per line) and step by whole
 // swizzle periods (8 rows) along the other, so a piece's shared offset is the thread's first plus
-// pass * stride (where a pass covers fewer than 8 lines, it is worked out per pass). Along rows the
+// pass * stride (where a pass covers no whole number of periods, it is worked out per pass). Along rows the
 // thread's piece covers the same V rows in every pass, so whether it is one copy is decided once.
 template <bool RowsFast, int Rows, int BK, int Threads, class View, class Tile, class E, class Entry, class KTile>
 __device__ inline void fill_uniform_hoisted(E* smem, const Tile& tile, const View& v, index_t r0, index_t R, bool vectors, int tid, const Entry* rows,
@@ -387,7 +387,7 @@ template <class Atom, class Policy, int Threads>
 inline constexpr bool wgmma_tile =
 #if defined(TG_NV_WGMMA)
     Atom::input != arch::atom_input::tf32 && Threads % 128 == 0 && Policy::BM % (64 * (Threads / 128)) == 0 &&
-    (Policy::BN == 64 || Policy::BN == 128) && Policy::BK % 16 == 0;
+    (Policy::BN == 64 || Policy::BN == 128) && (Policy::BK == 16 || Policy::BK == 32 || Policy::BK == 64);  // K-major rows: one swizzle width
 #else
     false;
 #endif
@@ -455,11 +455,13 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   using SB = typename plan::SB;
   using SC = typename plan::SC;
   extern __shared__ __align__(1024) unsigned char smem[];
-  static_assert(plan::b_tiles % 1024 == 0 && BM * BK * sizeof(E) % 1024 == 0 && BN * BK * sizeof(E) % 512 == 0,
+  static_assert(!wg || (plan::b_tiles % 1024 == 0 && BM * BK * sizeof(E) % 1024 == 0 && BN * BK * sizeof(E) % 1024 == 0),
                 "every stage of A and B starts on a whole swizzle pattern (wgmma descriptors carry no base offset)");
+#if defined(TG_NV_WGMMA)
   if constexpr (wg) {
     if (static_cast<std::uint32_t>(__cvta_generic_to_shared(smem)) % 1024 != 0) __trap();  // ditto for the allocation
   }
+#endif
   E* const As = reinterpret_cast<E*>(smem + plan::a_tiles);
   E* const Bs = reinterpret_cast<E*>(smem + plan::b_tiles);
   using EA = typename SA::entry;
@@ -954,7 +956,8 @@ void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
 
 // The tile table: the schedule per problem shape, op and architecture. Entries are compile-time
 // tile shapes (each one more instantiation of the kernel); the choice is made per problem here.
-// NVIDIA (cp.async pipeline, ldmatrix fragments):
+// NVIDIA (cp.async pipeline; wgmma from the shared tiles on sm_90a for 16-bit main and half_n tiles,
+// ldmatrix fragments and mma.sync otherwise):
 //   main    128x128x32, 4 stages (3 for fp32): 2x2 warps for 16-bit batches (backward data), 2x4
 //           for single GEMMs (backward weight) and fp32.
 //   narrow  32x64x32, 1x4 warps, 4 stages: single GEMMs with 2 to 32 rows (grouped backward weight,
