@@ -191,10 +191,14 @@ __device__ inline void fill_uniform_hoisted(E* smem, const Tile& tile, const Vie
   const auto at = [&](int line) { return static_cast<int>(RowsFast ? tile.offset({{fixed, line}}) : tile.offset({{line, fixed}})); };
   const int dst0 = at(line0), dst_step = periodic && pieces > Threads ? at(line0 + lines) - dst0 : 0;
   const auto dst_of = [&](int p) { return smem + (periodic ? dst0 + p * dst_step : at(line0 + p * lines)); };
+  // Values, not references into the shared views or entries: read once, not per piece (the profile of
+  // a reference showed a shared load and the shared window's base rebuilt per piece).
+  const E* const data = v.data;
+  const index_t step = kt.step;
   if constexpr (!RowsFast) {
-    const index_t k_off = kt.off + fixed * kt.step;  // the piece's k part
-    const E* const base = v.data + k_off;
-    const bool fast = vectors && kt.step == 1;
+    const index_t k_off = kt.off + fixed * step;  // the piece's k part
+    const E* const base = data + k_off;
+    const bool fast = vectors && step == 1;
     _Pragma("unroll 1") for (int p = 0; p < (pieces + Threads - 1) / Threads; ++p) {
       const int rr = line0 + p * lines;
       if (pieces % Threads != 0 && rr >= Rows) break;
@@ -202,26 +206,27 @@ __device__ inline void fill_uniform_hoisted(E* smem, const Tile& tile, const Vie
       const Entry& r = rows[rr];
       const bool valid = rr < rows_left && guards.holds(r);
       if (!valid || (fast && (r.off + k_off) % V == 0)) {
-        arch::copy16_async(dst, valid ? base + r.off : v.data, valid);
+        arch::copy16_async(dst, valid ? base + r.off : data, valid);
         continue;
       }
-      _Pragma("unroll 1") for (int t = 0; t < V; ++t) dst[t] = base[r.off + t * kt.step];
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) dst[t] = base[r.off + t * step];
     }
   } else {
     const Entry& first = rows[fixed];
     const bool whole = vectors && first.run && fixed + V - 1 < rows_left && guards.holds(first) && guards.holds(rows[fixed + V - 1]);
+    const E* const src0 = data + first.off + kt.off;  // the piece at k 0
     _Pragma("unroll 1") for (int p = 0; p < (pieces + Threads - 1) / Threads; ++p) {
       const int kk = line0 + p * lines;
       if (pieces % Threads != 0 && kk >= BK) break;
       E* const dst = dst_of(p);
-      const index_t o = first.off + kt.off + kk * kt.step;
-      if (whole && o % V == 0) {
-        arch::copy16_async(dst, v.data + o, true);
+      const E* const src = src0 + kk * step;
+      if (whole && reinterpret_cast<std::uintptr_t>(src) % 16 == 0) {  // `whole` implies an aligned tensor: the offset's alignment
+        arch::copy16_async(dst, src, true);
         continue;
       }
       _Pragma("unroll 1") for (int t = 0; t < V; ++t) {  // rolled: the rare edge path, kept small
         const Entry& r = rows[fixed + t];
-        dst[t] = fixed + t < rows_left && guards.holds(r) ? v.data[r.off + kt.off + kk * kt.step] : from_float<E>(0.0f);
+        dst[t] = fixed + t < rows_left && guards.holds(r) ? data[r.off + kt.off + kk * step] : from_float<E>(0.0f);
       }
     }
   }
