@@ -304,26 +304,31 @@ __device__ inline void drain_uniform(const E* smem, const Tile& tile, const View
                                      const Entry* rows, const KTile& ct) {
   constexpr int V = 16 / sizeof(E), pieces = Rows * Cols / V;
   constexpr int per_line = RowsFast ? Rows / V : Cols / V;
+  // As fill_uniform_hoisted: the pointer, step and guard boxes as values read once (the accumulators
+  // are in shared memory by now, so the registers are there).
+  E* const data = v.data;
+  const index_t step = ct.step;
+  const tile_guards<View, KTile> guards(v, ct);
   _Pragma("unroll 1") for (int e = tid; e < pieces; e += Threads) {
     const int rr = RowsFast ? (e % per_line) * V : e / per_line, cc = RowsFast ? e / per_line : (e % per_line) * V;
     const E* src = smem + tile.offset({{rr, cc}});
     const Entry& first = rows[rr];
-    const index_t o = first.off + ct.off + cc * ct.step;
+    const index_t o = first.off + ct.off + cc * step;
     if constexpr (!RowsFast) {
-      if (r0 + rr >= R || !affine_valid(v, first, ct)) continue;  // padding: nothing is stored
-      if (vectors && ct.step == 1 && o % V == 0) {
-        *reinterpret_cast<gpu_fast::word16*>(v.data + o) = *reinterpret_cast<const gpu_fast::word16*>(src);
+      if (r0 + rr >= R || !guards.holds(first)) continue;  // padding: nothing is stored
+      if (vectors && step == 1 && o % V == 0) {
+        *reinterpret_cast<gpu_fast::word16*>(data + o) = *reinterpret_cast<const gpu_fast::word16*>(src);
         continue;
       }
-      _Pragma("unroll 1") for (int t = 0; t < V; ++t) v.data[o + t * ct.step] = src[t];
+      _Pragma("unroll 1") for (int t = 0; t < V; ++t) data[o + t * step] = src[t];
     } else {
-      if (vectors && first.run && r0 + rr + V - 1 < R && o % V == 0 && affine_valid(v, first, ct) && affine_valid(v, rows[rr + V - 1], ct)) {
-        *reinterpret_cast<gpu_fast::word16*>(v.data + o) = *reinterpret_cast<const gpu_fast::word16*>(src);
+      if (vectors && first.run && r0 + rr + V - 1 < R && o % V == 0 && guards.holds(first) && guards.holds(rows[rr + V - 1])) {
+        *reinterpret_cast<gpu_fast::word16*>(data + o) = *reinterpret_cast<const gpu_fast::word16*>(src);
         continue;
       }
       _Pragma("unroll 1") for (int t = 0; t < V; ++t) {  // rolled: the rare edge path, kept small
         const Entry& r = rows[rr + t];
-        if (r0 + rr + t < R && affine_valid(v, r, ct)) v.data[r.off + ct.off + cc * ct.step] = src[t];
+        if (r0 + rr + t < R && guards.holds(r)) data[r.off + ct.off + cc * step] = src[t];
       }
     }
   }
