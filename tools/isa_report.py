@@ -618,12 +618,12 @@ def hmma_name(w):
 
 def wants_wgmma(k):
     """Whether a 16-bit GEMM kernel's tile takes the wgmma path on sm_90a (gemm.hpp, wgmma_tile): whole
-    warpgroups, 64 rows per warpgroup slice, BN 64 or 128."""
-    m = re.search(r"(\d+)x(\d+)x\d+ w(\d+)x(\d+)", k["detail"])
+    warpgroups, 64 rows per warpgroup slice, BN 64 or 128, a K-major row of one swizzle width (BK 16, 32, 64)."""
+    m = re.search(r"(\d+)x(\d+)x(\d+) w(\d+)x(\d+)", k["detail"])
     if not m or k["dtype"] not in ("fp16", "bf16") or k["kind"] != "gemm":
         return False
-    bm, bn, threads = int(m.group(1)), int(m.group(2)), int(m.group(3)) * int(m.group(4)) * 32
-    return threads % 128 == 0 and bm % (64 * (threads // 128)) == 0 and bn in (64, 128)
+    bm, bn, bk, threads = int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4)) * int(m.group(5)) * 32
+    return threads % 128 == 0 and bm % (64 * (threads // 128)) == 0 and bn in (64, 128) and bk in (16, 32, 64)
 
 
 def builtin_nvidia(archive):

@@ -101,31 +101,6 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
   }
 }
 
-// A uniform k-tile's guards as boxes relative to the tile: guard i of row entry r holds iff
-// (unsigned)(r.guard[i] + bias[i]) < count[i], bias folding in the tile's part and the box's start.
-// Worked out once per fill, so a piece's validity costs an add and a compare per guard, in 32 bits
-// (entries hold guard coordinates as int already), with no read of the view.
-template <class View, class KTile>
-struct tile_guards {
-  static constexpr int n = affine_split<View>::n_guards > 0 ? affine_split<View>::n_guards : 1;
-  int bias[n];
-  unsigned count[n];
-  __device__ tile_guards(const View& v, const KTile& kt) {
-    index_t first[n], cnt[n];
-    v.desc.chain.template guard_boxes<1>(first, cnt);
-    TG_UNROLL for (int i = 0; i < affine_split<View>::n_guards; ++i) {
-      bias[i] = static_cast<int>(kt.guard[i] - first[i]);
-      count[i] = static_cast<unsigned>(cnt[i]);
-    }
-  }
-  template <class Entry>
-  __device__ bool holds(const Entry& r) const {
-    bool ok = true;
-    TG_UNROLL for (int i = 0; i < affine_split<View>::n_guards; ++i) ok = ok && static_cast<unsigned>(r.guard[i] + bias[i]) < count[i];
-    return ok;
-  }
-};
-
 // fill_operand for a uniform k-tile (affine_split::k_tile): an element's offset is its row entry's
 // plus the tile's plus j * step, and its guards are its row's plus the tile's, so a piece costs a row
 // entry read and one guard test, with no k entry. Along k (RowsFast false) a piece lies in one row:
@@ -172,7 +147,7 @@ __device__ inline void fill_uniform(E* smem, const Tile& tile, const View& v, in
 // fill, since there each read of the view's fields is a shared-memory load (profile, performance.md
 // section 10: the per-piece fill took ~85 instructions, reloading the view's data pointer and pad
 // bounds and recomputing the shared window's base for every piece). Guards are tested as boxes
-// relative to the tile (tile_guards), with no read of the view. The threads keep one place along
+// relative to the tile (affine_tile_guards), with no read of the view. The threads keep one place along
 // the fast dimension across passes (Threads is a multiple of the pieces per line) and step by whole
 // swizzle periods (8 rows) along the other, so a piece's shared offset is the thread's first plus
 // pass * stride (where a pass covers no whole number of periods, it is worked out per pass). Along rows the
@@ -187,7 +162,7 @@ __device__ inline void fill_uniform_hoisted(E* smem, const Tile& tile, const Vie
   constexpr bool periodic = lines % 8 == 0 || pieces <= Threads;  // else (few lines per pass) each pass's offset is worked out
   const int fixed = (tid % per_line) * V, line0 = tid / per_line;  // this thread's place along / across the fast dimension
   const index_t rows_left = R - r0;
-  const tile_guards<View, KTile> guards(v, kt);
+  const affine_tile_guards<View> guards(v, kt);
   const auto at = [&](int line) { return static_cast<int>(RowsFast ? tile.offset({{fixed, line}}) : tile.offset({{line, fixed}})); };
   const int dst0 = at(line0), dst_step = periodic && pieces > Threads ? at(line0 + lines) - dst0 : 0;
   const auto dst_of = [&](int p) { return smem + (periodic ? dst0 + p * dst_step : at(line0 + p * lines)); };
@@ -308,7 +283,7 @@ __device__ inline void drain_uniform(const E* smem, const Tile& tile, const View
   // are in shared memory by now, so the registers are there).
   E* const data = v.data;
   const index_t step = ct.step;
-  const tile_guards<View, KTile> guards(v, ct);
+  const affine_tile_guards<View> guards(v, ct);
   _Pragma("unroll 1") for (int e = tid; e < pieces; e += Threads) {
     const int rr = RowsFast ? (e % per_line) * V : e / per_line, cc = RowsFast ? e / per_line : (e % per_line) * V;
     const E* src = smem + tile.offset({{rr, cc}});
@@ -587,29 +562,27 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     const E* b = Bs + st * BN * BK;
     if constexpr (wg) {
 #if defined(TG_NV_WGMMA)
-      // Both operands by descriptor (wgmma_operand); the orientation is an immediate of the
-      // instruction, so each of the four is its own call. The batch is waited for here: the next
-      // k-tile's fill overwrites this stage after the next barrier.
+      // Both operands by descriptor (wgmma_operand). The orientations are immediates of the
+      // instruction, so the k-tile's loop is instantiated per orientation pair and chosen once here
+      // (a choice per instruction made ptxas add a warpgroup.arrive before each). The batch is waited
+      // for here: the next k-tile's fill overwrites this stage after the next barrier.
       const auto a_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(a)), b_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(b));
       constexpr bool bf16 = Atom::input == arch::atom_input::bf16;
-      arch::wgmma_fence();
-      TG_UNROLL for (int ks = 0; ks < BK; ks += 16) {
-        TG_UNROLL for (int i = 0; i < TM; ++i) {
-          const index_t r0 = (warp / 4) * (BM / WG) + i * 64;
-          if (a_rows_fast) {
-            const std::uint64_t da = wgmma_operand<BM, BK, E, true>(a_addr, r0, ks);
-            if (b_rows_fast) arch::wgmma_m64k16<BN, bf16, 1, 1>(acc[i], da, wgmma_operand<BN, BK, E, true>(b_addr, 0, ks));
-            else arch::wgmma_m64k16<BN, bf16, 1, 0>(acc[i], da, wgmma_operand<BN, BK, E, false>(b_addr, 0, ks));
-          } else {
-            const std::uint64_t da = wgmma_operand<BM, BK, E, false>(a_addr, r0, ks);
-            if (b_rows_fast) arch::wgmma_m64k16<BN, bf16, 0, 1>(acc[i], da, wgmma_operand<BN, BK, E, true>(b_addr, 0, ks));
-            else arch::wgmma_m64k16<BN, bf16, 0, 0>(acc[i], da, wgmma_operand<BN, BK, E, false>(b_addr, 0, ks));
-          }
-        }
-      }
-      arch::wgmma_commit();
-      arch::wgmma_wait<0>();
-      TG_UNROLL for (int i = 0; i < TM; ++i) arch::wgmma_pin(acc[i]);
+      auto run = [&](auto a_mn, auto b_mn) {
+        constexpr bool AMn = decltype(a_mn)::value, BMn = decltype(b_mn)::value;
+        arch::wgmma_fence();
+        TG_UNROLL for (int ks = 0; ks < BK; ks += 16)
+          TG_UNROLL for (int i = 0; i < TM; ++i)
+            arch::wgmma_m64k16<BN, bf16, AMn, BMn>(acc[i], wgmma_operand<BM, BK, E, AMn>(a_addr, (warp / 4) * (BM / WG) + i * 64, ks),
+                                                   wgmma_operand<BN, BK, E, BMn>(b_addr, 0, ks));
+        arch::wgmma_commit();
+        arch::wgmma_wait<0>();
+        TG_UNROLL for (int i = 0; i < TM; ++i) arch::wgmma_pin(acc[i]);
+      };
+      using yes = std::true_type;
+      using no = std::false_type;
+      if (a_rows_fast) b_rows_fast ? run(yes{}, yes{}) : run(yes{}, no{});
+      else b_rows_fast ? run(no{}, yes{}) : run(no{}, no{});
 #endif
     } else if constexpr (ldm) {
 #if defined(TG_NV_LDMATRIX)

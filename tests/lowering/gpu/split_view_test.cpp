@@ -3,7 +3,8 @@
 // every k-tile the summary calls uniform: each element's validity is the guards of its row entry plus
 // the tile's, and its offset the row's plus the tile's plus j steps, as the descriptor says. And the
 // channels-last views whose k runs over whole tiles of channels do have uniform tiles (the fast path
-// is reachable).
+// is reachable). The tile's guards as boxes (affine_tile_guards, the hoisted GPU fill's 32-bit test)
+// agree with affine_valid on every row of every uniform tile.
 #include "lowering/gpu/split_view.hpp"
 
 #include <gtest/gtest.h>
@@ -38,6 +39,10 @@ index_t check_k_tiles(const Desc& d) {
     for (index_t g = 0; g < G; ++g)
       for (index_t m = 0; m < M; ++m) {
         const auto r = tg::affine_entry<4>(v, g, 1, m);
+        if (tg::affine_tile_guards<View>(v, t).holds(r) != tg::affine_valid(v, r, t)) {
+          ADD_FAILURE() << "the tile's guard boxes differ from affine_valid at row " << m << " (tile k0 " << k0 << ")";
+          return uniform;
+        }
         for (int j = 0; j < BK; ++j) {
           const multi_index<3> i{{g, m, k0 + j}};
           if (tg::affine_valid(v, r, t) != d.is_valid(i)) {
