@@ -894,15 +894,15 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
     TG_LAUNCH((splitk_reduce_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, ep, la.workspace, la.splits, order);
 }
 
-// Small-M GEMMs (gemm_small.hpp): a single GEMM of affine-split operands with one row per group.
+// Small-M GEMMs (gemm_small.hpp): a single GEMM of affine-split operands with at most 8 rows per group.
 template <class Batch>
 constexpr bool small_m_ok() {
   using V = decltype(std::declval<Batch>().views(0));
   return is_single_gemm<Batch>::value && affine_split<decltype(V::a)>::on && affine_split<decltype(V::b)>::on;
 }
-constexpr index_t small_max_m = 1;  // M = 8 (resnext) measured slower than the narrow matrix-core tile (performance.md 8)
+constexpr index_t small_max_m = 8;
 
-template <class Batch>
+template <int MR, class Batch>
 void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol) {
   using V = decltype(batch.views(0));
   const V v = batch.views(0);
@@ -913,7 +913,7 @@ void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
     return d < 0 ? -d : d;
   };
   small_args sa{G > 1 && K > 1 && stride(0) < stride(2), 1, K, nullptr, nullptr, nullptr};
-  constexpr int MR = 1, NR = 8;  // depthwise: one row, 8 columns (taps) per thread
+  constexpr int NR = 8;  // 8 columns (taps, or one tap's 8 channels) per thread
   const index_t gx = sa.g_lanes ? ceil_div(G, index_t{small_lanes}) : G, ny = ceil_div(N, index_t{NR});
   const index_t step = sa.g_lanes ? small_threads / small_lanes : small_threads;
   index_t want = pol.k_splits;
@@ -999,7 +999,8 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
     return ceil_div(max_m, P::BM) * ceil_div(max_n, P::BN);
   };
   if constexpr (gpu_gemm::small_m_ok<Batch>()) {
-    if (max_m <= gpu_gemm::small_max_m) return gpu_gemm::launch_small(be, batch, ep, pol);
+    if (max_m == 1) return gpu_gemm::launch_small<1>(be, batch, ep, pol);  // depthwise
+    if (max_m <= gpu_gemm::small_max_m) return gpu_gemm::launch_small<8>(be, batch, ep, pol);
   }
   if constexpr (table::has_narrow) {
     if (max_m <= table::narrow::BM) return gpu_gemm::launch<typename table::narrow>(be, batch, ep, pol, tiles(typename table::narrow{}), G);

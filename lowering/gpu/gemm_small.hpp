@@ -1,18 +1,23 @@
-// GEMMs with few rows per group (launched for M = 1, depthwise backward weight: M = K/G; the kernel
-// takes up to MR rows) on the ordinary cores: a matrix-core tile of 32 rows would compute mostly
-// padding there (1 row of 32). C[g, m, n] = sum_k A[g, m, k] * B[g, n, k] over affine-split views; a thread holds
-// the MR x NR products of one group, an NR-column tile and every (8th or 256th) k of its chunk.
+// GEMMs with few rows per group (grouped backward weight: M = K/G, 1 for depthwise, 8 for resnext) on
+// the ordinary cores: a matrix-core tile of 32 rows would compute mostly padding there, and its
+// shared-memory fill costs a k entry per 16-byte piece. C[g, m, n] = sum_k A[g, m, k] * B[g, n, k] over
+// affine-split views; a thread holds the MR x NR products of one group (all its rows, an NR-column
+// tile) over every (8th or 256th) k of its split-K chunk.
 //
 // Lanes run along whichever of the group and k steps through B's memory by the smaller stride (the
-// larger operand: NR loads per k against MR): channels-last depthwise puts the groups next to each
-// other (lanes over g, warps over k), channels-first puts the k (output positions) next to each other
-// (lanes over k). Each block writes its fixed-order partial sums of one split-K chunk to a workspace
-// that splitk_reduce_kernel adds in chunk order, so the result is reproducible (split_k_mode::atomic
-// is served the same way).
+// larger operand: NR loads per k against MR): channels-last puts the groups next to each other (lanes
+// over g, warps over k), channels-first puts the k (output positions) next to each other (lanes over
+// k). A thread's rows that form a run of memory (16 bytes: channels-last resnext's 8 output channels
+// of dy, 8 input channels of one tap of x) are read as one word, its other rows element by element.
+// The next k's entries are read before this k's values, so two dependent loads are in flight (the
+// loop was latency-bound with one: performance.md section 8). Each block writes its fixed-order
+// partial sums of one split-K chunk to a workspace that splitk_reduce_kernel adds in chunk order, so
+// the result is reproducible (split_k_mode::atomic is served the same way).
 #pragma once
 #include "arch/convert.hpp"
 #include "lowering/gpu/backend.hpp"
 #include "lowering/gpu/split_view.hpp"
+#include "lowering/gpu/strided.hpp"
 
 namespace tg {
 namespace gpu_gemm {
@@ -26,18 +31,75 @@ struct small_args {
   float* workspace;         // [splits, G, M, N]
 };
 
-// A value of the view at (row entry, k entry), zero in padding.
-template <class View, class Entry>
-__device__ inline float load_at(const View& v, const Entry& r, const Entry& k) {
-  const index_t o = affine_offset(v, r, k);
-  return o >= 0 ? arch::cvt_to_float(v.data[o]) : 0.0f;
-}
+// R rows of one operand for one thread, ready for the k loop: a pointer per row (the data plus the
+// row entry's offset) and the row entry's guard coordinates less their box start (guard_boxes), so an
+// element (row r, k entry k) is at ptr[r] + k.off and valid iff (unsigned)(guard[r][i] + k.guard[i])
+// < count[i] for every guard i: an add and a compare per guard, no read of the view. A row past the
+// real ones (r0 + r >= rows) is marked by `real`. A run of V rows is read as one word where its first
+// entry starts a memory run, its last row has the first's guards (one test covers all V) and all V are
+// real, at the k entries where its address is 16-byte aligned.
+template <int R, class View>
+struct small_rows {
+  using E = std::remove_const_t<typename View::value_type>;
+  using entry = typename affine_split<View>::entry;
+  static constexpr int V = 16 / sizeof(E), runs = R % V == 0 ? R / V : 0, ng = affine_split<View>::n_guards;
+  const E* ptr[R];
+  int guard[R][ng > 0 ? ng : 1];
+  unsigned count[ng > 0 ? ng : 1];
+  bool real[R];
+  bool word[runs > 0 ? runs : 1];
+
+  __device__ small_rows(const View& v, index_t g, index_t r0, index_t rows) {
+    index_t first[ng > 0 ? ng : 1], cnt[ng > 0 ? ng : 1];
+    v.desc.chain.template guard_boxes<1>(first, cnt);
+    TG_UNROLL for (int i = 0; i < ng; ++i) count[i] = static_cast<unsigned>(cnt[i]);
+    TG_UNROLL for (int q = 0; q < runs; ++q) word[q] = true;
+    TG_UNROLL for (int r = 0; r < R; ++r) {
+      real[r] = r0 + r < rows;
+      const entry e = affine_entry<V>(v, g, 1, real[r] ? r0 + r : 0);
+      ptr[r] = v.data + e.off;
+      TG_UNROLL for (int i = 0; i < ng; ++i) guard[r][i] = e.guard[i] - static_cast<int>(first[i]);
+      if (runs > 0 && r % V == 0) word[r / V] = word[r / V] && e.run;
+      if (runs > 0 && r % V == V - 1) {
+        TG_UNROLL for (int i = 0; i < ng; ++i) word[r / V] = word[r / V] && guard[r][i] == guard[r - V + 1][i];
+        word[r / V] = word[r / V] && real[r];
+      }
+    }
+  }
+
+  __device__ bool valid(int r, const entry& k) const {
+    bool ok = real[r];
+    TG_UNROLL for (int i = 0; i < ng; ++i) ok = ok && static_cast<unsigned>(guard[r][i] + k.guard[i]) < count[i];
+    return ok;
+  }
+
+  // The R values at k entry k (zero in padding and past the real rows). Every load is issued before
+  // any value is converted: converting each 16-bit value as it arrived made ptxas reuse one register
+  // for all loads, one in flight at a time (fp16 ran 4x slower than fp32, performance.md section 11).
+  __device__ void load(float (&out)[R], const entry& k) const {
+    E raw[R];
+    TG_UNROLL for (int q = 0; q < (runs > 0 ? runs : R); ++q) {
+      if (runs > 0 && word[q] && (reinterpret_cast<std::uintptr_t>(ptr[q * V] + k.off) & 15u) == 0) {
+        const bool ok = valid(q * V, k);
+        gpu_fast::pack<E, V> p{};
+        if (ok) p = gpu_fast::load_pack<E, V>(ptr[q * V] + k.off);
+        TG_UNROLL for (int t = 0; t < V; ++t) raw[q * V + t] = ok ? p.v[t] : from_float<E>(0.0f);
+        continue;
+      }
+      constexpr int per = runs > 0 ? V : 1;
+      TG_UNROLL for (int t = 0; t < per; ++t) {
+        const int r = q * per + t;
+        raw[r] = valid(r, k) ? ptr[r][k.off] : from_float<E>(0.0f);
+      }
+    }
+    TG_UNROLL for (int r = 0; r < R; ++r) out[r] = arch::cvt_to_float(raw[r]);
+  }
+};
 
 template <int MR, int NR, class Views>
 __global__ void TG_AMD_LAUNCH_BOUNDS(small_threads) gemm_small_kernel(Views v, small_args sa) {
   using EA = typename affine_split<decltype(v.a)>::entry;
   using EB = typename affine_split<decltype(v.b)>::entry;
-  constexpr int VA = 16 / sizeof(std::remove_const_t<typename decltype(v.a)::value_type>);
   __shared__ float partial[small_threads][NR];
   const index_t G = v.groups(), M = v.m(), N = v.n(), K = v.k();
   const int tid = threadIdx.x, lane = tid % small_lanes, warp = tid / small_lanes;
@@ -52,19 +114,22 @@ __global__ void TG_AMD_LAUNCH_BOUNDS(small_threads) gemm_small_kernel(Views v, s
 
   float acc[MR][NR] = {};
   if (active) {
-    EA a_rows[MR];
-    EB b_rows[NR];
-    TG_UNROLL for (int m = 0; m < MR; ++m) a_rows[m] = affine_entry<VA>(v.a, g, 1, m < M ? m : 0);
-    TG_UNROLL for (int j = 0; j < NR; ++j) b_rows[j] = affine_entry<VA>(v.b, g, 1, n0 + j < N ? n0 + j : 0);
-    for (index_t k = k0 + first; k < k1; k += step) {
-      const EA ka = a_ks[k];
-      const EB kb = b_ks[k];
-      float a[MR];
-      TG_UNROLL for (int m = 0; m < MR; ++m) a[m] = m < M ? load_at(v.a, a_rows[m], ka) : 0.0f;
-      TG_UNROLL for (int j = 0; j < NR; ++j) {
-        const float b = n0 + j < N ? load_at(v.b, b_rows[j], kb) : 0.0f;
-        TG_UNROLL for (int m = 0; m < MR; ++m) acc[m][j] += a[m] * b;
-      }
+    const small_rows<MR, decltype(v.a)> ra(v.a, g, 0, M);
+    const small_rows<NR, decltype(v.b)> rb(v.b, g, n0, N);
+    index_t k = k0 + first;
+    EA ka{};
+    EB kb{};
+    if (k < k1) { ka = a_ks[k]; kb = b_ks[k]; }
+    for (; k < k1; k += step) {
+      EA ka_next = ka;
+      EB kb_next = kb;
+      if (k + step < k1) { ka_next = a_ks[k + step]; kb_next = b_ks[k + step]; }
+      float a[MR], b[NR];
+      ra.load(a, ka);
+      rb.load(b, kb);
+      TG_UNROLL for (int j = 0; j < NR; ++j) TG_UNROLL for (int m = 0; m < MR; ++m) acc[m][j] += a[m] * b[j];
+      ka = ka_next;
+      kb = kb_next;
     }
   }
   // Threads of one group add their sums in thread order: g-lanes, the 8 warps' lanes `lane`;

@@ -60,6 +60,11 @@ def case():
         K = G * rng.choice([32, 64]); C = G * rng.choice([8, 16, 32, 64, 72])
     if depthwise:
         G = C = K = rng.randint(2, 40)  # past 32: several lane groups of the small-M kernel
+    elif rng.random() < 0.25:
+        # Grouped, few rows per group (the small-M kernel's 8-row form, resnext-like): channel counts
+        # of whole and partial 16-byte runs, past 32 groups for several lane groups.
+        G = rng.choice([2, 5, 32, 37]); K = G * rng.choice([2, 4, 8]); C = G * rng.choice([3, 4, 8, 16])
+        wide = False
     while True:
         f = [rng.randint(1, 4) for _ in range(nd)]; i = [rng.randint(3, 12 if wide else 14 if nd == 3 else 24) for _ in range(nd)]
         s = [rng.randint(1, 3) for _ in range(nd)]; d = [rng.randint(1, 3) for _ in range(nd)]
