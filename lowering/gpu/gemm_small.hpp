@@ -9,8 +9,8 @@
 // over g, warps over k), channels-first puts the k (output positions) next to each other (lanes over
 // k). A thread's rows that form a run of memory (16 bytes: channels-last resnext's 8 output channels
 // of dy, 8 input channels of one tap of x) are read as one word, its other rows element by element.
-// The next k's entries are read before this k's values, so two dependent loads are in flight (the
-// loop was latency-bound with one: performance.md section 8). Each block writes its fixed-order
+// The loop is software-pipelined (the next k's entries and values are read during this k's products):
+// with one dependent pair of loads in flight it was latency-bound (performance.md sections 8, 11). Each block writes its fixed-order
 // partial sums of one split-K chunk to a workspace that splitk_reduce_kernel adds in chunk order, so
 // the result is reproducible (split_k_mode::atomic is served the same way).
 #pragma once
@@ -73,26 +73,35 @@ struct small_rows {
     return ok;
   }
 
-  // The R values at k entry k (zero in padding and past the real rows). Every load is issued before
-  // any value is converted: converting each 16-bit value as it arrived made ptxas reuse one register
-  // for all loads, one in flight at a time (fp16 ran 4x slower than fp32, performance.md section 11).
-  __device__ void load(float (&out)[R], const entry& k) const {
-    E raw[R];
+  // The R raw values at k entry k (zero in padding and past the real rows), loads issued and not yet
+  // waited for: `values` converts them. The kernel issues both operands' loads of the next k before the
+  // products of this one, so a thread has them all in flight; consuming each value right after its
+  // load had ptxas wait for every load in turn (fp16: one register for all loads; fp32: a select
+  // after each word), performance.md section 11.
+  struct raw_values {
+    E x[R];
+  };
+  __device__ raw_values issue(const entry& k) const {
+    raw_values p;
+    TG_UNROLL for (int r = 0; r < R; ++r) p.x[r] = from_float<E>(0.0f);
     TG_UNROLL for (int q = 0; q < (runs > 0 ? runs : R); ++q) {
       if (runs > 0 && word[q] && (reinterpret_cast<std::uintptr_t>(ptr[q * V] + k.off) & 15u) == 0) {
-        const bool ok = valid(q * V, k);
-        gpu_fast::pack<E, V> p{};
-        if (ok) p = gpu_fast::load_pack<E, V>(ptr[q * V] + k.off);
-        TG_UNROLL for (int t = 0; t < V; ++t) raw[q * V + t] = ok ? p.v[t] : from_float<E>(0.0f);
+        if (valid(q * V, k)) {
+          const auto w = gpu_fast::load_pack<E, V>(ptr[q * V] + k.off);
+          TG_UNROLL for (int t = 0; t < V; ++t) p.x[q * V + t] = w.v[t];
+        }
         continue;
       }
       constexpr int per = runs > 0 ? V : 1;
       TG_UNROLL for (int t = 0; t < per; ++t) {
         const int r = q * per + t;
-        raw[r] = valid(r, k) ? ptr[r][k.off] : from_float<E>(0.0f);
+        if (valid(r, k)) p.x[r] = ptr[r][k.off];
       }
     }
-    TG_UNROLL for (int r = 0; r < R; ++r) out[r] = arch::cvt_to_float(raw[r]);
+    return p;
+  }
+  __device__ static void values(const raw_values& p, float (&out)[R]) {
+    TG_UNROLL for (int r = 0; r < R; ++r) out[r] = arch::cvt_to_float(p.x[r]);
   }
 };
 
@@ -116,20 +125,22 @@ __global__ void TG_AMD_LAUNCH_BOUNDS(small_threads) gemm_small_kernel(Views v, s
   if (active) {
     const small_rows<MR, decltype(v.a)> ra(v.a, g, 0, M);
     const small_rows<NR, decltype(v.b)> rb(v.b, g, n0, N);
+    // Software pipeline: during the products of k, the values of k + step and the entries of
+    // k + 2 step are in flight.
     index_t k = k0 + first;
     EA ka{};
     EB kb{};
     if (k < k1) { ka = a_ks[k]; kb = b_ks[k]; }
+    auto va = ra.issue(ka);
+    auto vb = rb.issue(kb);
+    if (k + step < k1) { ka = a_ks[k + step]; kb = b_ks[k + step]; }
     for (; k < k1; k += step) {
-      EA ka_next = ka;
-      EB kb_next = kb;
-      if (k + step < k1) { ka_next = a_ks[k + step]; kb_next = b_ks[k + step]; }
       float a[MR], b[NR];
-      ra.load(a, ka);
-      rb.load(b, kb);
+      ra.values(va, a);
+      rb.values(vb, b);
+      if (k + step < k1) { va = ra.issue(ka); vb = rb.issue(kb); }
+      if (k + 2 * step < k1) { ka = a_ks[k + 2 * step]; kb = b_ks[k + 2 * step]; }
       TG_UNROLL for (int j = 0; j < NR; ++j) TG_UNROLL for (int m = 0; m < MR; ++m) acc[m][j] += a[m] * b[j];
-      ka = ka_next;
-      kb = kb_next;
     }
   }
   // Threads of one group add their sums in thread order: g-lanes, the 8 warps' lanes `lane`;
