@@ -75,22 +75,25 @@ struct small_rows {
 
   // The R raw values at k entry k (zero in padding and past the real rows), loads issued and not yet
   // waited for: `values` converts them. The kernel issues both operands' loads of the next k before the
-  // products of this one, so a thread has them all in flight; consuming each value right after its
-  // load had ptxas wait for every load in turn (fp16: one register for all loads; fp32: a select
-  // after each word), performance.md section 11.
+  // products of this one, so a thread has them in flight; words stay whole until then. Consuming each
+  // value right after its load (unpacking a word, converting a half) had ptxas wait for every load in
+  // turn, performance.md section 11.
   struct raw_values {
+    gpu_fast::word16 w[runs > 0 ? runs : 1];
+    bool as_word[runs > 0 ? runs : 1];
     E x[R];
   };
   __device__ raw_values issue(const entry& k) const {
     raw_values p;
     TG_UNROLL for (int r = 0; r < R; ++r) p.x[r] = from_float<E>(0.0f);
     TG_UNROLL for (int q = 0; q < (runs > 0 ? runs : R); ++q) {
-      if (runs > 0 && word[q] && (reinterpret_cast<std::uintptr_t>(ptr[q * V] + k.off) & 15u) == 0) {
-        if (valid(q * V, k)) {
-          const auto w = gpu_fast::load_pack<E, V>(ptr[q * V] + k.off);
-          TG_UNROLL for (int t = 0; t < V; ++t) p.x[q * V + t] = w.v[t];
+      if (runs > 0) {
+        p.w[q] = gpu_fast::word16{0u, 0u, 0u, 0u};
+        p.as_word[q] = word[q] && (reinterpret_cast<std::uintptr_t>(ptr[q * V] + k.off) & 15u) == 0;
+        if (p.as_word[q]) {
+          if (valid(q * V, k)) p.w[q] = *reinterpret_cast<const gpu_fast::word16*>(ptr[q * V] + k.off);
+          continue;
         }
-        continue;
       }
       constexpr int per = runs > 0 ? V : 1;
       TG_UNROLL for (int t = 0; t < per; ++t) {
@@ -101,12 +104,28 @@ struct small_rows {
     return p;
   }
   __device__ static void values(const raw_values& p, float (&out)[R]) {
-    TG_UNROLL for (int r = 0; r < R; ++r) out[r] = arch::cvt_to_float(p.x[r]);
+    TG_UNROLL for (int q = 0; q < (runs > 0 ? runs : R); ++q) {
+      constexpr int per = runs > 0 ? V : 1;
+      if (runs > 0 && p.as_word[q]) {
+        const auto e = __builtin_bit_cast(gpu_fast::pack<E, V>, p.w[q]);
+        TG_UNROLL for (int t = 0; t < V; ++t) out[q * V + t] = arch::cvt_to_float(e.v[t]);
+      } else {
+        TG_UNROLL for (int t = 0; t < per; ++t) out[q * per + t] = arch::cvt_to_float(p.x[q * per + t]);
+      }
+    }
   }
 };
 
+// NVIDIA: the one-row (depthwise) kernel held to two blocks per multiprocessor (128 registers; the
+// two-deep pipeline took fp32 to 140, one block).
+#if defined(__HIP__)
+#define TG_SMALL_LAUNCH_BOUNDS(MR) __launch_bounds__(small_threads)
+#else
+#define TG_SMALL_LAUNCH_BOUNDS(MR) __launch_bounds__(small_threads, (MR) == 1 ? 2 : 1)
+#endif
+
 template <int MR, int NR, class Views>
-__global__ void TG_AMD_LAUNCH_BOUNDS(small_threads) gemm_small_kernel(Views v, small_args sa) {
+__global__ void TG_SMALL_LAUNCH_BOUNDS(MR) gemm_small_kernel(Views v, small_args sa) {
   using EA = typename affine_split<decltype(v.a)>::entry;
   using EB = typename affine_split<decltype(v.b)>::entry;
   __shared__ float partial[small_threads][NR];
@@ -125,21 +144,30 @@ __global__ void TG_AMD_LAUNCH_BOUNDS(small_threads) gemm_small_kernel(Views v, s
   if (active) {
     const small_rows<MR, decltype(v.a)> ra(v.a, g, 0, M);
     const small_rows<NR, decltype(v.b)> rb(v.b, g, n0, N);
-    // Software pipeline: during the products of k, the values of k + step and the entries of
-    // k + 2 step are in flight.
+    // Software pipeline, two k deep: during the products of k, the values of k + step and k + 2 step
+    // and the entries of k + 3 step are in flight (8 warps per multiprocessor at ~200 registers: one k
+    // of loads in flight per thread left them waiting on L2, performance.md section 11).
     index_t k = k0 + first;
     EA ka{};
     EB kb{};
-    if (k < k1) { ka = a_ks[k]; kb = b_ks[k]; }
-    auto va = ra.issue(ka);
-    auto vb = rb.issue(kb);
-    if (k + step < k1) { ka = a_ks[k + step]; kb = b_ks[k + step]; }
+    auto entries = [&](index_t at) {
+      if (at < k1) { ka = a_ks[at]; kb = b_ks[at]; }
+    };
+    entries(k);
+    auto va0 = ra.issue(ka);
+    auto vb0 = rb.issue(kb);
+    entries(k + step);
+    auto va1 = ra.issue(ka);
+    auto vb1 = rb.issue(kb);
+    entries(k + 2 * step);
     for (; k < k1; k += step) {
       float a[MR], b[NR];
-      ra.values(va, a);
-      rb.values(vb, b);
-      if (k + step < k1) { va = ra.issue(ka); vb = rb.issue(kb); }
-      if (k + 2 * step < k1) { ka = a_ks[k + 2 * step]; kb = b_ks[k + 2 * step]; }
+      ra.values(va0, a);
+      rb.values(vb0, b);
+      va0 = va1;
+      vb0 = vb1;
+      if (k + 2 * step < k1) { va1 = ra.issue(ka); vb1 = rb.issue(kb); }
+      entries(k + 3 * step);
       TG_UNROLL for (int j = 0; j < NR; ++j) TG_UNROLL for (int m = 0; m < MR; ++m) acc[m][j] += a[m] * b[j];
     }
   }
