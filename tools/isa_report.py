@@ -91,6 +91,9 @@ def classify(d):
         elif "single_gemm<" in d or kind == "small-M gemm":  # the small-M kernel takes single GEMMs' views
             arity = _first_tuple_arity(d, "merge<")
             op, detail = "grouped_conv_bwd_weight", f"im2col {arity - 1}D" if arity else "im2col"
+        m = re.search(r"gemm_small_kernel<(?:\(int\))?(\d+), (?:\(int\))?(\d+),", d)
+        if m:  # rows x columns per thread
+            detail += f" {m.group(1)}x{m.group(2)}"
         m = re.search(r"tile_policy<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+)(, (true|false))?>", d)
         if m:
             detail += f" {m.group(1)}x{m.group(2)}x{m.group(3)} w{m.group(4)}x{m.group(5)} s{m.group(6)}" + (" ring" if m.group(8) == "true" else "")
