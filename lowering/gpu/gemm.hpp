@@ -900,7 +900,11 @@ constexpr bool small_m_ok() {
   using V = decltype(std::declval<Batch>().views(0));
   return is_single_gemm<Batch>::value && affine_split<decltype(V::a)>::on && affine_split<decltype(V::b)>::on;
 }
+#if defined(__HIP__)
+constexpr index_t small_max_m = 1;  // AMD: the 8-row form needs 255 VGPRs plus AGPRs, one wave per SIMD
+#else
 constexpr index_t small_max_m = 8;
+#endif
 
 template <int MR, class Batch>
 void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol) {
@@ -1000,7 +1004,9 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
   };
   if constexpr (gpu_gemm::small_m_ok<Batch>()) {
     if (max_m == 1) return gpu_gemm::launch_small<1>(be, batch, ep, pol);  // depthwise
-    if (max_m <= gpu_gemm::small_max_m) return gpu_gemm::launch_small<8>(be, batch, ep, pol);
+    if constexpr (gpu_gemm::small_max_m > 1) {
+      if (max_m <= gpu_gemm::small_max_m) return gpu_gemm::launch_small<8>(be, batch, ep, pol);
+    }
   }
   if constexpr (table::has_narrow) {
     if (max_m <= table::narrow::BM) return gpu_gemm::launch<typename table::narrow>(be, batch, ep, pol, tiles(typename table::narrow{}), G);

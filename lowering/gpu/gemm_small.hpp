@@ -117,9 +117,9 @@ struct small_rows {
 };
 
 // NVIDIA: the one-row (depthwise) kernel held to two blocks per multiprocessor (128 registers; the
-// two-deep pipeline took fp32 to 140, one block).
+// two-deep pipeline took fp32 to 140, one block). AMD (one-row form only): two waves per SIMD.
 #if defined(__HIP__)
-#define TG_SMALL_LAUNCH_BOUNDS(MR) __launch_bounds__(small_threads)
+#define TG_SMALL_LAUNCH_BOUNDS(MR) __launch_bounds__(small_threads, 2)  // two waves per SIMD (gfx908 fp32 3-d took 132 VGPRs)
 #else
 #define TG_SMALL_LAUNCH_BOUNDS(MR) __launch_bounds__(small_threads, (MR) == 1 ? 2 : 1)
 #endif
