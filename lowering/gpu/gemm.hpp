@@ -894,18 +894,13 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
     TG_LAUNCH((splitk_reduce_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, ep, la.workspace, la.splits, order);
 }
 
-// Small-M GEMMs (gemm_small.hpp): a single GEMM of affine-split operands with at most 8 rows per group.
+// Small-M GEMMs (gemm_small.hpp): a single GEMM of affine-split operands with few rows per group
+// (gemm_tile_table::small_max_m).
 template <class Batch>
 constexpr bool small_m_ok() {
   using V = decltype(std::declval<Batch>().views(0));
   return is_single_gemm<Batch>::value && affine_split<decltype(V::a)>::on && affine_split<decltype(V::b)>::on;
 }
-#if defined(__HIP__)
-constexpr index_t small_max_m = 1;  // AMD: the 8-row form needs 255 VGPRs plus AGPRs, one wave per SIMD
-#else
-constexpr index_t small_max_m = 8;
-#endif
-
 template <int MR, class Batch>
 void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol) {
   using V = decltype(batch.views(0));
@@ -955,18 +950,20 @@ void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
 // ldmatrix fragments and mma.sync otherwise):
 //   main    128x128x32, 4 stages (3 for fp32): 2x2 warps for 16-bit batches (backward data), 2x4
 //           for single GEMMs (backward weight) and fp32.
-//   narrow  32x64x32, 1x4 warps, 4 stages: single GEMMs with 2 to 32 rows (grouped backward weight,
-//           M = K/G), where a wider tile would compute mostly padding. One row (depthwise): the
-//           small-M kernel on the ordinary cores (gemm_small.hpp).
+//   narrow  32x64x32, 1x4 warps, 4 stages: single GEMMs with 9 to 32 rows (grouped backward weight,
+//           M = K/G), where a wider tile would compute mostly padding. 1 to 8 rows (depthwise,
+//           resnext): the small-M kernel on the ordinary cores (gemm_small.hpp), small_max_m.
 //   half_n  128x64x32, 2x2 warps: batches with at most 64 columns (backward data, C <= 64).
 // AMD (copies through registers, 64 KiB of LDS): wide 64x64x32 with 2x2 waves of 64, and narrow
-// 32x64x32 with 1x2 waves, both two stages.
+// 32x64x32 with 1x2 waves, both two stages; the small-M kernel for one row only (its 8-row form needs
+// 255 VGPRs plus AGPRs there, one wave per SIMD).
 template <class Batch>
 struct gemm_tile_table {
 #if defined(__HIP__)
   using main = gpu_gemm::tile_policy<64, 64, 32, 2, 2, 2>;
   using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 2, 2>;
   using half_n = main;  // main is 64 columns wide already
+  static constexpr int small_max_m = 1;
 #else
   using E = gpu_gemm::elem_t<decltype(std::declval<Batch>().views(0).a)>;
   // Batches of GEMMs (col2im classes: backward data) 2x2 warps of 64x64 (half the shared-memory
@@ -982,6 +979,7 @@ struct gemm_tile_table {
   // Batches of GEMMs with at most 64 columns (backward data with C <= 64): 128x64, 2x2 warps of 64x32,
   // where main's 128 columns would be half padding.
   using half_n = gpu_gemm::tile_policy<128, 64, 32, 2, 2, sizeof(E) == 2 ? 4 : 3>;
+  static constexpr int small_max_m = 8;  // most rows per group for the small-M kernel
 #endif
   static constexpr bool has_narrow = is_single_gemm<Batch>::value;
   static constexpr bool has_half_n = !is_single_gemm<Batch>::value;
@@ -1004,8 +1002,8 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
   };
   if constexpr (gpu_gemm::small_m_ok<Batch>()) {
     if (max_m == 1) return gpu_gemm::launch_small<1>(be, batch, ep, pol);  // depthwise
-    if constexpr (gpu_gemm::small_max_m > 1) {
-      if (max_m <= gpu_gemm::small_max_m) return gpu_gemm::launch_small<8>(be, batch, ep, pol);
+    if constexpr (table::small_max_m > 1) {
+      if (max_m <= table::small_max_m) return gpu_gemm::launch_small<table::small_max_m>(be, batch, ep, pol);
     }
   }
   if constexpr (table::has_narrow) {

@@ -32,36 +32,38 @@ struct small_args {
 };
 
 // R rows of one operand for one thread, ready for the k loop: a pointer per row (the data plus the
-// row entry's offset) and the row entry's guard coordinates less their box start (guard_boxes), so an
-// element (row r, k entry k) is at ptr[r] + k.off and valid iff (unsigned)(guard[r][i] + k.guard[i])
-// < count[i] for every guard i: an add and a compare per guard, no read of the view. A row past the
-// real ones (r0 + r >= rows) is marked by `real`. A run of V rows is read as one word where its first
-// entry starts a memory run, its last row has the first's guards (one test covers all V) and all V are
-// real, at the k entries where its address is 16-byte aligned.
+// row entry's offset) and the row's guards as boxes (affine_tile_guards with the row entry fixed), so
+// an element (row r, k entry k) is at ptr[r] + k.off and valid iff (unsigned)(bias[r][i] + k.guard[i])
+// < count[i] for every guard i. A row past the real ones (r0 + r >= rows) is marked by `real`. A run of
+// V rows is read as one word where its first entry starts a memory run, its last row has the first's
+// guards (one test covers all V) and all V are real, at the k entries where its address is 16-byte
+// aligned.
 template <int R, class View>
 struct small_rows {
   using E = std::remove_const_t<typename View::value_type>;
   using entry = typename affine_split<View>::entry;
+  using guards = affine_tile_guards<View>;
   static constexpr int V = 16 / sizeof(E), runs = R % V == 0 ? R / V : 0, ng = affine_split<View>::n_guards;
   const E* ptr[R];
-  int guard[R][ng > 0 ? ng : 1];
-  unsigned count[ng > 0 ? ng : 1];
+  int bias[R][guards::n];
+  unsigned count[guards::n];  // the same for every row
   bool real[R];
   bool word[runs > 0 ? runs : 1];
 
   __device__ small_rows(const View& v, index_t g, index_t r0, index_t rows) {
-    index_t first[ng > 0 ? ng : 1], cnt[ng > 0 ? ng : 1];
-    v.desc.chain.template guard_boxes<1>(first, cnt);
-    TG_UNROLL for (int i = 0; i < ng; ++i) count[i] = static_cast<unsigned>(cnt[i]);
     TG_UNROLL for (int q = 0; q < runs; ++q) word[q] = true;
     TG_UNROLL for (int r = 0; r < R; ++r) {
       real[r] = r0 + r < rows;
       const entry e = affine_entry<V>(v, g, 1, real[r] ? r0 + r : 0);
+      const guards box(v, e);
       ptr[r] = v.data + e.off;
-      TG_UNROLL for (int i = 0; i < ng; ++i) guard[r][i] = e.guard[i] - static_cast<int>(first[i]);
+      TG_UNROLL for (int i = 0; i < guards::n; ++i) {
+        bias[r][i] = box.bias[i];
+        count[i] = box.count[i];
+      }
       if (runs > 0 && r % V == 0) word[r / V] = word[r / V] && e.run;
       if (runs > 0 && r % V == V - 1) {
-        TG_UNROLL for (int i = 0; i < ng; ++i) word[r / V] = word[r / V] && guard[r][i] == guard[r - V + 1][i];
+        TG_UNROLL for (int i = 0; i < ng; ++i) word[r / V] = word[r / V] && bias[r][i] == bias[r - V + 1][i];
         word[r / V] = word[r / V] && real[r];
       }
     }
@@ -69,7 +71,7 @@ struct small_rows {
 
   __device__ bool valid(int r, const entry& k) const {
     bool ok = real[r];
-    TG_UNROLL for (int i = 0; i < ng; ++i) ok = ok && static_cast<unsigned>(guard[r][i] + k.guard[i]) < count[i];
+    TG_UNROLL for (int i = 0; i < ng; ++i) ok = ok && static_cast<unsigned>(bias[r][i] + k.guard[i]) < count[i];
     return ok;
   }
 

@@ -144,21 +144,23 @@ TG_HD inline index_t affine_offset(const View& v, const typename affine_split<Vi
   return affine_valid(v, r, k) ? r.off + k.off : -1;
 }
 
-// affine_valid(v, r, kt) for one k_tile, worked out once: guard i of row entry r holds iff
-// (unsigned)(r.guard[i] + bias[i]) < count[i], bias folding in the tile's part and the guard's box
-// start (guard_boxes). A GPU fill or drain builds it once per tile, so a piece's validity costs an
-// add and a compare per guard, in 32 bits (entries hold guard coordinates as int already), with no
-// read of the view.
+// affine_valid with one part fixed, worked out once: for a k_tile kt (a GPU fill or drain, once per
+// tile) guard i of row entry r holds iff (unsigned)(r.guard[i] + bias[i]) < count[i], bias folding in
+// the fixed part's guards and the guard's box start (guard_boxes); the same with a row entry fixed and
+// the k entries varying (the small-M GEMM, once per row). An element's validity then costs an add and
+// a compare per guard, in 32 bits (entries hold guard coordinates as int already), with no read of
+// the view.
 template <class View>
 struct affine_tile_guards {
   static constexpr int n = affine_split<View>::n_guards > 0 ? affine_split<View>::n_guards : 1;
   int bias[n];
   unsigned count[n];
-  TG_HD affine_tile_guards(const View& v, const typename affine_split<View>::k_tile& kt) {
+  template <class Part>  // affine_split<View>::k_tile or ::entry
+  TG_HD affine_tile_guards(const View& v, const Part& fixed) {
     index_t first[n], cnt[n];
     v.desc.chain.template guard_boxes<1>(first, cnt);
     TG_UNROLL for (int i = 0; i < affine_split<View>::n_guards; ++i) {
-      bias[i] = static_cast<int>(kt.guard[i] - first[i]);
+      bias[i] = static_cast<int>(fixed.guard[i] - first[i]);
       count[i] = static_cast<unsigned>(cnt[i]);
     }
   }

@@ -4,7 +4,8 @@
 // the tile's, and its offset the row's plus the tile's plus j steps, as the descriptor says. And the
 // channels-last views whose k runs over whole tiles of channels do have uniform tiles (the fast path
 // is reachable). The tile's guards as boxes (affine_tile_guards, the hoisted GPU fill's 32-bit test)
-// agree with affine_valid on every row of every uniform tile.
+// agree with affine_valid on every row of every uniform tile, and so do a row's boxes (the small-M
+// GEMM's test) at every k entry.
 #include "lowering/gpu/split_view.hpp"
 
 #include <gtest/gtest.h>
@@ -56,6 +57,17 @@ index_t check_k_tiles(const Desc& d) {
         }
       }
   }
+  // The boxes with a row entry fixed instead (the small-M GEMM's per-row test), over every k entry.
+  for (index_t g = 0; g < G; ++g)
+    for (index_t m = 0; m < M; ++m) {
+      const auto r = tg::affine_entry<4>(v, g, 1, m);
+      const tg::affine_tile_guards<View> box(v, r);
+      for (index_t k = 0; k < K; ++k)
+        if (box.holds(ks[k]) != tg::affine_valid(v, r, ks[k])) {
+          ADD_FAILURE() << "the row's guard boxes differ from affine_valid at row " << m << ", k " << k;
+          return uniform;
+        }
+    }
   return uniform;
 }
 
