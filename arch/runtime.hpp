@@ -353,6 +353,20 @@ void allow_dynamic_shared(void (*kernel)(Params...), std::size_t bytes) {
 #endif
 }
 
+// How many blocks of `kernel` (with `threads` threads and `shmem` bytes of dynamic shared memory) one
+// multiprocessor holds at once: its registers, shared memory and launch bounds decide it. Launches
+// that size their grid to whole waves (split-K) read it instead of assuming a count.
+template <class... Params>
+int resident_blocks(void (*kernel)(Params...), int threads, std::size_t shmem) {
+  int blocks = 0;
+#if defined(TG_GPU_RUNTIME_HIP)
+  TG_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(kernel), threads, shmem));
+#else
+  TG_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shmem));
+#endif
+  return blocks > 0 ? blocks : 1;
+}
+
 // TG_LAUNCH(kernel, grid, block, shmem, stream, args...): launch with this file/line in errors.
 // A template kernel goes in parentheses: TG_LAUNCH((k<float, 4>), grid, block, 0, s, x, y).
 #define TG_LAUNCH(kernel, grid, block, shmem, stream, ...) \

@@ -18,8 +18,10 @@
 #include "lowering/gemm.hpp"
 #include "lowering/gpu/backend.hpp"
 #include "lowering/gpu/gemm_small.hpp"
+#include "lowering/gpu/k_order.hpp"
 #include "lowering/gpu/order.hpp"
 #include "lowering/gpu/smem_tile.hpp"
+#include "lowering/gpu/split_k.hpp"
 #include "lowering/gpu/split_view.hpp"
 #include "lowering/gpu/strided.hpp"
 
@@ -724,16 +726,25 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
 }
 
 // The k entries of every view of the batch (they depend on k alone, not on the row or the group):
-// made once per launch here instead of per block and k-tile, since they cost merge divisions.
+// made once per launch here instead of per block and k-tile, since they cost merge divisions. Slot kp
+// holds reduction index order(kp) (k_order.hpp); a reordered walk has no runs along k.
 template <int VA, class Batch, class EA, class EB>
-__global__ void TG_AMD_LAUNCH_BOUNDS(256) k_entries_kernel(Batch batch, EA* a, EB* b, index_t k_stride) {
+__global__ void TG_AMD_LAUNCH_BOUNDS(256) k_entries_kernel(Batch batch, EA* a, EB* b, index_t k_stride, k_order order) {
   const index_t total = batch.count() * k_stride;
   for (index_t l = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; l < total; l += static_cast<index_t>(gridDim.x) * blockDim.x) {
-    const index_t t = l / k_stride, k = l % k_stride;
+    const index_t t = l / k_stride, kp = l % k_stride;
     const auto v = batch.views(t);
-    if (k >= v.k()) continue;
-    if constexpr (affine_split<decltype(v.a)>::on) a[l] = affine_entry<VA>(v.a, 0, 2, k);
-    if constexpr (affine_split<decltype(v.b)>::on) b[l] = affine_entry<VA>(v.b, 0, 2, k);
+    if (kp >= v.k()) continue;
+    const index_t k = order(kp);
+    const int runs = order.identity() ? 1 : 0;
+    if constexpr (affine_split<decltype(v.a)>::on) {
+      a[l] = affine_entry<VA>(v.a, 0, 2, k);
+      a[l].run &= runs;
+    }
+    if constexpr (affine_split<decltype(v.b)>::on) {
+      b[l] = affine_entry<VA>(v.b, 0, 2, k);
+      b[l].run &= runs;
+    }
   }
 }
 
@@ -812,13 +823,13 @@ struct scratch_carve {
 
 // The affine_split k entries of every view of the batch, [batch][k_stride], made on the device
 // (k_entries_kernel) into `a` and `b` (scratch the caller carved; unused for an operand that is not an
-// affine split).
+// affine split), in the reduction order `order`.
 template <class Batch, class EA, class EB>
-void make_k_entries(gpu_backend& be, const Batch& batch, index_t k_stride, EA* a, EB* b) {
+void make_k_entries(gpu_backend& be, const Batch& batch, index_t k_stride, EA* a, EB* b, k_order order = {}) {
   using V = decltype(batch.views(0));
   if constexpr (affine_split<decltype(V::a)>::on || affine_split<decltype(V::b)>::on) {
     constexpr int VA = 16 / sizeof(elem_t<decltype(V::a)>);
-    TG_LAUNCH((k_entries_kernel<VA, Batch, EA, EB>), grid_for(batch.count() * k_stride, 256), 256, 0, be.stream, batch, a, b, k_stride);
+    TG_LAUNCH((k_entries_kernel<VA, Batch, EA, EB>), grid_for(batch.count() * k_stride, 256), 256, 0, be.stream, batch, a, b, k_stride, order);
   }
 }
 
@@ -846,12 +857,14 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
   // Rounded up to whole k-tiles: the last tile's fill reads entries past K (and ignores them).
   la.k_stride = ceil_div(la.k_stride, Policy::BK) * Policy::BK;
   const index_t KT = (v0.k() + Policy::BK - 1) / Policy::BK;
+  constexpr std::size_t shared = smem_plan<Policy, V, shared_views<Batch>>::bytes;
+  static const int resident = [] {  // once per kernel
+    arch::allow_dynamic_shared(&gemm_kernel<Policy, Batch>, shared);
+    return arch::resident_blocks(&gemm_kernel<Policy, Batch>, threads_of<Policy, V>(), shared);
+  }();
   index_t want = pol.k_splits;
-  if (want <= 0) {  // automatic: enough blocks for two waves, each chunk at least 8 k-tiles long
-    const index_t blocks = max_tiles * G, target = 2 * be.processors();
-    want = blocks >= target ? 1 : ceil_div(target, blocks);
-    want = want < KT / 8 ? want : (KT / 8 > 1 ? KT / 8 : 1);
-  }
+  if (want <= 0)  // automatic: one whole wave of blocks, each chunk at least 8 k-tiles long
+    want = split_k_chunks(max_tiles * G, static_cast<index_t>(resident) * be.processors(), KT / 8);
   if (batch.count() == 1 && want > 1 && KT > 1) la.splits = static_cast<int>(want < KT ? want : KT);
   constexpr bool c_is_float = std::is_same_v<elem_t<decltype(V::c)>, float>;
   if (la.mode == split_k_mode::atomic && (!c_is_float || ep.op != epilogue_op::store)) la.mode = split_k_mode::deterministic;
@@ -874,7 +887,12 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
     EB* eb = reinterpret_cast<EB*>(base + at_eb);
     TA* ta = reinterpret_cast<TA*>(base + at_ta);
     TB* tb = reinterpret_cast<TB*>(base + at_tb);
-    make_k_entries(be, batch, la.k_stride, ea, eb);
+    // Single GEMMs whose operands both have contiguous rows (channels-last backward weight) walk the
+    // reduction with its outermost coordinate fastest, so that their k-tiles are uniform (k_order.hpp).
+    k_order order{};
+    if constexpr (is_single_gemm<Batch>::value && SA::on && SB::on)
+      if (la.a.rows_fast && la.b.rows_fast) order = reduction_order<Policy::BK>(v0.a, v0.b);
+    make_k_entries(be, batch, la.k_stride, ea, eb, order);
     TG_LAUNCH((k_tiles_kernel<Policy::BK, Batch, EA, EB, TA, TB>), grid_for(n_tiles, 256), 256, 0, be.stream, batch, ea, eb, ta, tb, la.k_stride);
     la.a_ks = ea;
     la.b_ks = eb;
@@ -886,9 +904,6 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
   if (la.splits > 1 && la.mode == split_k_mode::atomic)
     TG_LAUNCH((fill_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, 0.0f, order);
   const dim3 grid(static_cast<unsigned>(max_tiles), static_cast<unsigned>(G * la.splits), static_cast<unsigned>(batch.count()));
-  constexpr std::size_t shared = smem_plan<Policy, V, shared_views<Batch>>::bytes;
-  static const bool allowed = (arch::allow_dynamic_shared(&gemm_kernel<Policy, Batch>, shared), true);  // once per kernel
-  (void)allowed;
   TG_LAUNCH((gemm_kernel<Policy, Batch>), grid, threads_of<Policy, V>(), shared, be.stream, batch, ep, la);
   if (la.workspace)
     TG_LAUNCH((splitk_reduce_kernel<Batch>), grid_for(G * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, ep, la.workspace, la.splits, order);
@@ -916,10 +931,10 @@ void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
   const index_t gx = sa.g_lanes ? ceil_div(G, index_t{small_lanes}) : G, ny = ceil_div(N, index_t{NR});
   const index_t step = sa.g_lanes ? small_threads / small_lanes : small_threads;
   index_t want = pol.k_splits;
-  if (want <= 0) {  // about four blocks per multiprocessor, each thread at least 16 k
-    want = ceil_div(4 * static_cast<index_t>(be.processors()), gx * ny);
-    const index_t most = K / (16 * step) > 1 ? K / (16 * step) : 1;
-    want = want < most ? want : most;
+  if (want <= 0) {  // about four blocks per multiprocessor in whole waves, each thread at least 16 k
+    static const int resident = arch::resident_blocks(&gemm_small_kernel<MR, NR, V>, small_threads, 0);
+    const index_t waves = resident < 4 ? ceil_div(index_t{4}, index_t{resident}) : 1;
+    want = split_k_chunks(gx * ny, waves * resident * be.processors(), K / (16 * step));
   }
   want = want < K ? want : K;
   want = want < 65535 ? want : 65535;
