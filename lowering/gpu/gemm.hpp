@@ -863,7 +863,7 @@ void launch(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy p
     return arch::resident_blocks(&gemm_kernel<Policy, Batch>, threads_of<Policy, V>(), shared);
   }();
   index_t want = pol.k_splits;
-  if (want <= 0)  // automatic: one whole wave of blocks, each chunk at least 8 k-tiles long
+  if (want <= 0)  // automatic: waves of resident blocks filled (split_k_chunks), each chunk at least 8 k-tiles
     want = split_k_chunks(max_tiles * G, static_cast<index_t>(resident) * be.processors(), KT / 8);
   if (batch.count() == 1 && want > 1 && KT > 1) la.splits = static_cast<int>(want < KT ? want : KT);
   constexpr bool c_is_float = std::is_same_v<elem_t<decltype(V::c)>, float>;
