@@ -209,26 +209,28 @@ __device__ inline void fill_uniform_hoisted(E* smem, const Tile& tile, const Vie
   }
 }
 
-// The BK k entries of one k-tile, global -> shared, as 16-byte asynchronous copies.
-template <int BK, int Threads, class Entry>
-__device__ inline void copy_entries(Entry* dst, const Entry* src, int tid) {
-  static_assert(BK * sizeof(Entry) % 16 == 0, "a k-tile's entries are whole 16-byte pieces");
-  constexpr int pieces = BK * sizeof(Entry) / 16;
-  for (int c = tid; c < pieces; c += Threads)
+// Count entries (a k-tile's k entries, or its summary), global -> shared, as 16-byte asynchronous
+// copies by the threads from `first` on.
+template <int Count, int Threads, class Entry>
+__device__ inline void copy_entries(Entry* dst, const Entry* src, int tid, int first = 0) {
+  static_assert(Count * sizeof(Entry) % 16 == 0, "whole 16-byte pieces");
+  constexpr int pieces = Count * sizeof(Entry) / 16;
+  for (int c = tid - first; c >= 0 && c < pieces; c += Threads)
     arch::copy16_async(reinterpret_cast<char*>(dst) + 16 * c, reinterpret_cast<const char*>(src) + 16 * c, true);
 }
 
 // Global -> shared for one operand's k-tile kt into one stage, [Rows][BK] or, rows-fast, [BK][Rows]:
-// a uniform k-tile (affine_split::k_tile) by fill_uniform (fill_uniform_hoisted where the views are in
-// shared memory: SharedViews), any other by fill_operand with the tile's k entries `tile_ks` (from the
-// shared ring where the policy has one, entry_ring below, else global).
+// a uniform k-tile (its summary `kt_sum`, affine_split::k_tile, from the shared ring) by fill_uniform
+// (fill_uniform_hoisted where the views are in shared memory: SharedViews), any other by fill_operand
+// with the tile's k entries `tile_ks` (from the shared ring where the policy has one, entry_ring
+// below, else global).
 template <int Rows, int BK, int Threads, bool SharedViews, class View, class E, class Entry, class KTile>
 __device__ inline void fill_stage(E* smem, bool rows_fast, const View& v, index_t g, index_t r0, index_t R, index_t kt, index_t K,
-                                  bool vectors, int tid, const Entry* rows, const Entry* tile_ks, const KTile* kts) {
+                                  bool vectors, int tid, const Entry* rows, const Entry* tile_ks, const KTile* kt_sum) {
   const auto rk = smem_tile_desc<Rows, BK, E>();
   const auto kr = reorder(smem_tile_desc<BK, Rows, E>(), seq<1, 0>{});
   if constexpr (affine_split<View>::on) {
-    const KTile t = kts[kt];
+    const KTile t = *kt_sum;
     if (t.uniform) {
       if constexpr (SharedViews) {
         if (rows_fast) fill_uniform_hoisted<true, Rows, BK, Threads>(smem, kr, v, r0, R, vectors, tid, rows, t);
@@ -392,9 +394,10 @@ inline constexpr bool wgmma_tile =
 template <class Batch>
 inline constexpr bool shared_views = !is_single_gemm<Batch>::value;
 
-// Slots of the ring of k entries in shared memory: the entries of k-tile u are copied S-1 tiles
-// before its fill, with the copies of tile u-S+1, so they have landed when the fill reads them (one
-// L2 round trip per k-tile off the fill's critical path). At least 2S-2 slots (a power of two: the
+// Slots of the rings of k entries and of k-tile summaries in shared memory: those of k-tile u are
+// copied S-1 tiles before its fill, with the copies of tile u-S+1, so they have landed when the fill
+// reads them (one L2 round trip per k-tile off the fill's critical path: the summaries' load right
+// before its test took 15% of the stall samples of dense backward weight, performance.md 12). At least 2S-2 slots (a power of two: the
 // slot is a mask): the prologue's copies and fills never share a slot, and in the loop the slot
 // written was last read before the barrier.
 template <int S>
@@ -403,7 +406,8 @@ static_assert(entry_ring<4> >= 6 && entry_ring<5> >= 8, "the ring holds 2S-2 slo
 
 // The shared memory of one block, carved from the dynamic allocation: Stages tiles of A and B, the
 // affine_split entries of the tile rows, the ring of k entries where the policy has one (made once per
-// launch by k_entries_kernel in global memory, copied ahead per k-tile), and after the main loop, in the same space, the C tile and the entries of its
+// launch by k_entries_kernel in global memory, copied ahead per k-tile), the ring of k-tile summaries
+// (k_tiles_kernel's, likewise), and after the main loop, in the same space, the C tile and the entries of its
 // rows and columns; last, for the whole kernel, the block's views where they are shared_views.
 template <class Policy, class V, bool Shared>
 struct smem_plan {
@@ -417,7 +421,12 @@ struct smem_plan {
   static constexpr std::size_t a_rows = (tiles_end + 15) / 16 * 16, b_rows = a_rows + ea * (SA::on ? BM : 0);
   static constexpr int ring = Policy::entry_ring ? entry_ring<S> : 0;
   static constexpr std::size_t a_ring = (b_rows + eb * (SB::on ? BN : 0) + 15) / 16 * 16, b_ring = a_ring + ea * (SA::on ? ring * BK : 0);
-  static constexpr std::size_t tables_end = b_ring + eb * (SB::on ? ring * BK : 0);
+  static constexpr int kt_ring = SA::on || SB::on ? entry_ring<S> : 0;  // k-tile summaries, always
+  using TA = typename SA::k_tile;
+  using TB = typename SB::k_tile;
+  static constexpr std::size_t a_kts = (b_ring + eb * (SB::on ? ring * BK : 0) + 15) / 16 * 16;
+  static constexpr std::size_t b_kts = a_kts + sizeof(TA) * (SA::on ? kt_ring : 0);
+  static constexpr std::size_t tables_end = b_kts + sizeof(TB) * (SB::on ? kt_ring : 0);
   using EOut = elem_t<decltype(V::c)>;
   static constexpr std::size_t c_tile = 0, c_rows = (sizeof(EOut) * BM * BN + 15) / 16 * 16, c_cols = c_rows + ec * (SC::on ? BM : 0);
   static constexpr std::size_t c_end = c_cols + ec * (SC::on ? BN : 0);
@@ -523,21 +532,29 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   // Global -> shared: k-tile kt into stage st (asynchronous where the pieces allow).
   // Relative k-tile u (of this block's chunk) into stage u % S, its k entries from ring slot u % R
   // (Policy::entry_ring) or from global memory.
-  constexpr int R = plan::ring > 0 ? plan::ring : 1;
+  constexpr int R = plan::ring > 0 ? plan::ring : 1, RT = plan::kt_ring > 0 ? plan::kt_ring : 1;
+  TA* const a_kts = reinterpret_cast<TA*>(smem + plan::a_kts);
+  TB* const b_kts = reinterpret_cast<TB*>(smem + plan::b_kts);
   auto fill_tile = [&](index_t u) {
-    const int st = static_cast<int>(u % S), slot = static_cast<int>(u % R);
+    const int st = static_cast<int>(u % S), slot = static_cast<int>(u % R), ts = static_cast<int>(u % RT);
     const EA* const ka = Policy::entry_ring ? a_ring + slot * BK : a_ks + (kt0 + u) * BK;
     const EB* const kb = Policy::entry_ring ? b_ring + slot * BK : b_ks + (kt0 + u) * BK;
-    fill_stage<BM, BK, threads, shared_views<Batch>>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt0 + u, K, la.a.vectors, tid, a_rows, ka, a_kt);
-    fill_stage<BN, BK, threads, shared_views<Batch>>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt0 + u, K, la.b.vectors, tid, b_rows, kb, b_kt);
+    fill_stage<BM, BK, threads, shared_views<Batch>>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt0 + u, K, la.a.vectors, tid, a_rows, ka, a_kts + ts);
+    fill_stage<BN, BK, threads, shared_views<Batch>>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt0 + u, K, la.b.vectors, tid, b_rows, kb, b_kts + ts);
   };
-  // The k entries of relative k-tile u into ring slot u % R (asynchronous copies, in the open group).
+  // The k entries (where the policy has their ring) and the k-tile summaries of relative k-tile u into
+  // their ring slots (asynchronous copies, in the open group; the summaries by the last threads).
+  constexpr bool rings = Policy::entry_ring || plan::kt_ring > 0;
   auto fetch_entries = [&](index_t u) {
     if constexpr (Policy::entry_ring) {
       const int slot = static_cast<int>(u % R);
       if constexpr (SA::on) copy_entries<BK, threads>(a_ring + slot * BK, a_ks + (kt0 + u) * BK, tid);
       if constexpr (SB::on) copy_entries<BK, threads>(b_ring + slot * BK, b_ks + (kt0 + u) * BK, tid);
     }
+    const int ts = static_cast<int>(u % RT);
+    constexpr int pa = sizeof(TA) / 16, pb = sizeof(TB) / 16;
+    if constexpr (SA::on) copy_entries<1, threads>(a_kts + ts, a_kt + kt0 + u, tid, threads - pa - pb);
+    if constexpr (SB::on) copy_entries<1, threads>(b_kts + ts, b_kt + kt0 + u, tid, threads - pb);
   };
   // Each lane's ldmatrix addresses within a stage, worked out once (the swizzled tile's index
   // arithmetic stays out of the main loop). Lane l addresses row l % 8 of 8x8 tile l / 8. A: tiles
@@ -630,9 +647,9 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   // at iteration kt (after the barrier, tile kt has landed and every warp is done with tile kt-1):
   // request tile kt+S-1 into the stage tile kt-1 left, then compute tile kt. Each iteration commits
   // one copy group (possibly empty), so "all but S-2 groups done" means tile kt is in. The k entries
-  // of tile u travel in the group of tile u-S+1 (the first S-1 tiles' before the prologue).
+  // and summaries of tile u travel in the group of tile u-S+1 (the first S-1 tiles' before the prologue).
   const index_t nk = kt1 - kt0;
-  if constexpr (Policy::entry_ring) {
+  if constexpr (rings) {
     for (int u = 0; u < S - 1 && u < nk; ++u) fetch_entries(u);
     arch::async_commit();
     arch::async_wait<0>();

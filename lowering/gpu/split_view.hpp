@@ -71,7 +71,7 @@ struct affine_split {
   // (row entry r, k0 + j) is at r.off + off + j * step and valid iff the guards of (r, first) hold:
   // one test per tile row, no k entry per element (channels-last convolutions: a k-tile inside one
   // filter position).
-  struct k_tile {
+  struct alignas(16) k_tile {  // whole 16-byte pieces: the GEMM copies them ahead asynchronously
     index_t off, step;
     int guard[n_guards > 0 ? n_guards : 1];
     int uniform;
