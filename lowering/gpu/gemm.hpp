@@ -539,12 +539,16 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     const int st = static_cast<int>(u % S), slot = static_cast<int>(u % R), ts = static_cast<int>(u % RT);
     const EA* const ka = Policy::entry_ring ? a_ring + slot * BK : a_ks + (kt0 + u) * BK;
     const EB* const kb = Policy::entry_ring ? b_ring + slot * BK : b_ks + (kt0 + u) * BK;
-    fill_stage<BM, BK, threads, shared_views<Batch>>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt0 + u, K, la.a.vectors, tid, a_rows, ka, a_kts + ts);
-    fill_stage<BN, BK, threads, shared_views<Batch>>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt0 + u, K, la.b.vectors, tid, b_rows, kb, b_kts + ts);
+    // The prologue's S-1 fills read their summaries from global memory: waiting for a ring copy there
+    // would put an L2 round trip into every block's set-up (backward data runs ~40 waves of blocks).
+    const bool ring_in = u >= S - 1;
+    fill_stage<BM, BK, threads, shared_views<Batch>>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt0 + u, K, la.a.vectors, tid, a_rows, ka,
+                                                     ring_in ? a_kts + ts : a_kt + kt0 + u);
+    fill_stage<BN, BK, threads, shared_views<Batch>>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt0 + u, K, la.b.vectors, tid, b_rows, kb,
+                                                     ring_in ? b_kts + ts : b_kt + kt0 + u);
   };
   // The k entries (where the policy has their ring) and the k-tile summaries of relative k-tile u into
   // their ring slots (asynchronous copies, in the open group; the summaries by the last threads).
-  constexpr bool rings = Policy::entry_ring || plan::kt_ring > 0;
   auto fetch_entries = [&](index_t u) {
     if constexpr (Policy::entry_ring) {
       const int slot = static_cast<int>(u % R);
@@ -649,7 +653,7 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   // one copy group (possibly empty), so "all but S-2 groups done" means tile kt is in. The k entries
   // and summaries of tile u travel in the group of tile u-S+1 (the first S-1 tiles' before the prologue).
   const index_t nk = kt1 - kt0;
-  if constexpr (rings) {
+  if constexpr (Policy::entry_ring) {  // the first S-1 tiles' k entries (their summaries come from global)
     for (int u = 0; u < S - 1 && u < nk; ++u) fetch_entries(u);
     arch::async_commit();
     arch::async_wait<0>();
