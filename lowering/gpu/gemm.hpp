@@ -421,7 +421,9 @@ struct smem_plan {
   static constexpr std::size_t a_rows = (tiles_end + 15) / 16 * 16, b_rows = a_rows + ea * (SA::on ? BM : 0);
   static constexpr int ring = Policy::entry_ring ? entry_ring<S> : 0;
   static constexpr std::size_t a_ring = (b_rows + eb * (SB::on ? BN : 0) + 15) / 16 * 16, b_ring = a_ring + ea * (SA::on ? ring * BK : 0);
-  static constexpr int kt_ring = SA::on || SB::on ? entry_ring<S> : 0;  // k-tile summaries, always
+  // k-tile summaries: single GEMMs only (backward weight). Batches (backward data: views in shared
+  // memory) measured 4-8% slower with the ring (performance.md 12) and keep the global reads.
+  static constexpr int kt_ring = (SA::on || SB::on) && !Shared ? entry_ring<S> : 0;
   using TA = typename SA::k_tile;
   using TB = typename SB::k_tile;
   static constexpr std::size_t a_kts = (b_ring + eb * (SB::on ? ring * BK : 0) + 15) / 16 * 16;
@@ -540,8 +542,8 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     const EA* const ka = Policy::entry_ring ? a_ring + slot * BK : a_ks + (kt0 + u) * BK;
     const EB* const kb = Policy::entry_ring ? b_ring + slot * BK : b_ks + (kt0 + u) * BK;
     // The prologue's S-1 fills read their summaries from global memory: waiting for a ring copy there
-    // would put an L2 round trip into every block's set-up (backward data runs ~40 waves of blocks).
-    const bool ring_in = u >= S - 1;
+    // would put an L2 round trip into every block's set-up.
+    const bool ring_in = plan::kt_ring > 0 && u >= S - 1;
     fill_stage<BM, BK, threads, shared_views<Batch>>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt0 + u, K, la.a.vectors, tid, a_rows, ka,
                                                      ring_in ? a_kts + ts : a_kt + kt0 + u);
     fill_stage<BN, BK, threads, shared_views<Batch>>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt0 + u, K, la.b.vectors, tid, b_rows, kb,
@@ -555,10 +557,12 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
       if constexpr (SA::on) copy_entries<BK, threads>(a_ring + slot * BK, a_ks + (kt0 + u) * BK, tid);
       if constexpr (SB::on) copy_entries<BK, threads>(b_ring + slot * BK, b_ks + (kt0 + u) * BK, tid);
     }
-    const int ts = static_cast<int>(u % RT);
-    constexpr int pa = sizeof(TA) / 16, pb = sizeof(TB) / 16;
-    if constexpr (SA::on) copy_entries<1, threads>(a_kts + ts, a_kt + kt0 + u, tid, threads - pa - pb);
-    if constexpr (SB::on) copy_entries<1, threads>(b_kts + ts, b_kt + kt0 + u, tid, threads - pb);
+    if constexpr (plan::kt_ring > 0) {
+      const int ts = static_cast<int>(u % RT);
+      constexpr int pa = sizeof(TA) / 16, pb = sizeof(TB) / 16;
+      if constexpr (SA::on) copy_entries<1, threads>(a_kts + ts, a_kt + kt0 + u, tid, threads - pa - pb);
+      if constexpr (SB::on) copy_entries<1, threads>(b_kts + ts, b_kt + kt0 + u, tid, threads - pb);
+    }
   };
   // Each lane's ldmatrix addresses within a stage, worked out once (the swizzled tile's index
   // arithmetic stays out of the main loop). Lane l addresses row l % 8 of 8x8 tile l / 8. A: tiles
