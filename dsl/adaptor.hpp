@@ -65,6 +65,15 @@ struct stage_of<bound<T, L, U>...> {
     return src;
   }
 
+  // The first lower id of the transform that reads upper dimension u alone, -1 where none: for a merge
+  // its slowest digit (group_dims: the first dimension listed in the group). A GEMM lowering reads the
+  // outermost coordinate of a merged reduction this way (lowering/gpu/k_order.hpp).
+  static constexpr int first_lower_of(int u) {
+    int r = -1;
+    (first_of(r, u, L{}, U{}), ...);
+    return r;
+  }
+
   TG_FN multi_index<n_upper> upper_lengths() const {
     multi_index<n_upper> r{};
     static_for<sizeof...(T)>([&](auto i) {
@@ -142,6 +151,11 @@ struct stage_of<bound<T, L, U>...> {
   static constexpr void mark_source(array<int, n_lower>& src, seq<Ls...>, seq<Us...>) {
     constexpr int u = sizeof...(Us) == 1 ? (0 + ... + Us) : -1;
     ((src[Ls] = u), ...);
+  }
+  template <int... Ls, int... Us>
+  static constexpr void first_of(int& r, int u, seq<Ls...>, seq<Us...>) {
+    constexpr int lows[] = {Ls..., -1};
+    if (r < 0 && sizeof...(Us) == 1 && (0 + ... + Us) == u) r = lows[0];
   }
   template <class TT, class LL, class UU>
   static constexpr UU up_ids(const bound<TT, LL, UU>&) { return {}; }

@@ -19,23 +19,19 @@ struct k_order {
 };
 
 // The length of the outermost coordinate that top dimension 2 (k) of an affine split [G, rows, K] view
-// merges (a merge's first digit: its value at k is k / (K / length)), or 0 where k is not such a merge.
+// merges (the merge's first digit, named by the top stage: first_lower_of), or 0 where it is 1 or the
+// whole of K (nothing to reorder). A merge's digits are all at their largest at its last index.
 template <class View>
 index_t outer_k_length(const View& v) {
-  using S = split_view<View>;
-  constexpr auto src = S::top_t::lower_source();
+  constexpr int j = split_view<View>::top_t::first_lower_of(2);
   const index_t K = v.desc.length(2);
-  if (K < 2) return 0;
-  auto part = [&](index_t k) { return top_part(v, multi_index<View::rank>{{0, 0, k}}); };
-  const auto last = part(K - 1);
-  for (int j = 0; j < S::n1; ++j) {
-    if (src[j] != 2) continue;
-    const index_t len = last[j] + 1;
-    if (len < 2 || len == K || K % len != 0) continue;
-    const index_t inner = K / len;
-    if (part(inner - 1)[j] == 0 && part(inner)[j] == 1 && part(K - inner)[j] == len - 1) return len;
+  if constexpr (j < 0) {
+    return 0;
+  } else {
+    if (K < 2) return 0;
+    const index_t len = top_part(v, multi_index<View::rank>{{0, 0, K - 1}})[j] + 1;
+    return len > 1 && len < K && K % len == 0 ? len : 0;
   }
-  return 0;
 }
 
 // The reduction order for a single GEMM of operands a and b (both affine splits over the same K) whose

@@ -1,5 +1,5 @@
 // group_dims: merging listed dimensions into one (row-major), against decoding by division over the whole
-// domain, on strided and padded views.
+// domain, on strided and padded views; the top stage's first_lower_of names each group's slowest one.
 #include "dsl/compose/group_dims.hpp"
 #include "dsl/transforms.hpp"
 
@@ -31,6 +31,10 @@ void check_group(const D& d, G... groups) {
     for (int o : gs[i]) want[i] *= old_len[o];
   }
   ASSERT_EQ(vec(v.lengths()), vec(want));
+  // The top stage names each group's slowest dimension (its merge's first digit).
+  using top = typename std::remove_cvref_t<decltype(v)>::adaptor_type::template stage_t<0>;
+  for (int i = 0; i < NG; ++i) EXPECT_EQ(top::first_lower_of(i), gs[i][0]) << "group " << i;
+  EXPECT_EQ(top::first_lower_of(NG), -1) << "no transform reads a dimension past the last";
   for_each_index(want, [&](const multi_index<NG>& top) {
     multi_index<R> old{};
     for (int i = 0; i < NG; ++i) {

@@ -1,23 +1,21 @@
 // lowering/gpu/k_order.hpp: the reduction order of a GEMM walk. k_order is a bijection of [0, K) (so
-// the GEMM's sum is unchanged); outer_k_length finds the outermost merged coordinate of a convolution
-// GEMM view's k; and in that order every k-tile of BK images of backward weight's operands (dy and
-// im2col(x)) is uniform, with each element's validity and offset those of the descriptor at the
-// reordered k, over the whole [G, rows, K] domain.
+// the GEMM's sum is unchanged); outer_k_length finds the images (the outermost merged coordinate) of a
+// convolution GEMM view's k; and in that order every k-tile of BK images of backward weight's operands
+// (dy and im2col(x)) is uniform, with each element's validity and offset those of the descriptor at
+// the reordered k, over the whole [G, rows, K] domain (check_k_tiles, shared with split_view_test).
 #include "lowering/gpu/k_order.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "../../dsl/support.hpp"
+#include "k_tiles_check.hpp"
 #include "dsl/compose/group_dims.hpp"
 #include "dsl/compose/im2col.hpp"
 
 using namespace tg::test;
 
 namespace {
-constexpr int BK = 4;
-
 TEST(KOrder, IsABijection) {
   for (index_t outer = 0; outer <= 6; ++outer)
     for (index_t inner = 0; inner <= 7; ++inner) {
@@ -34,41 +32,6 @@ TEST(KOrder, IsABijection) {
     }
 }
 
-// Entries of view `v` in the walk `order`; checks every uniform k-tile against the descriptor at the
-// reordered k and returns how many of the tiles were uniform.
-template <class Desc>
-index_t check_ordered_tiles(const Desc& d, const tg::k_order& order) {
-  const auto v = tg::make_view(static_cast<const float*>(nullptr), d);  // only offsets are computed
-  using View = std::remove_cv_t<decltype(v)>;
-  using A = tg::affine_split<View>;
-  static_assert(A::on, "conv GEMM views are affine splits");
-  const index_t G = d.length(0), M = d.length(1), K = d.length(2);
-  std::vector<typename A::entry> ks(K);
-  for (index_t kp = 0; kp < K; ++kp) ks[kp] = tg::affine_entry<4>(v, 0, 2, order(kp));
-  index_t uniform = 0;
-  for (index_t k0 = 0; k0 < K; k0 += BK) {
-    const auto t = tg::affine_k_tile<BK, View>(ks.data(), k0, K);
-    if (!t.uniform) continue;
-    ++uniform;
-    for (index_t g = 0; g < G; ++g)
-      for (index_t m = 0; m < M; ++m) {
-        const auto r = tg::affine_entry<4>(v, g, 1, m);
-        for (int j = 0; j < BK; ++j) {
-          const multi_index<3> i{{g, m, order(k0 + j)}};
-          if (tg::affine_valid(v, r, t) != d.is_valid(i)) {
-            ADD_FAILURE() << "validity differs at " << str(i) << " (walk position " << k0 + j << ")";
-            return uniform;
-          }
-          if (d.is_valid(i) && r.off + t.off + j * t.step != d.offset(i)) {
-            ADD_FAILURE() << "offset " << r.off + t.off + j * t.step << " != " << d.offset(i) << " at " << str(i);
-            return uniform;
-          }
-        }
-      }
-  }
-  return uniform;
-}
-
 template <int NDim>
 void check_backward_weight(const tg::window_geometry<NDim>& geo, index_t N, index_t K, index_t C, const std::vector<int>& perm) {
   SCOPED_TRACE(::testing::Message() << "N " << N << " K " << K << " C " << C << " layout " << ::testing::PrintToString(perm));
@@ -82,14 +45,11 @@ void check_backward_weight(const tg::window_geometry<NDim>& geo, index_t N, inde
   const auto b = tg::im2col_t(x, geo);                                                                // x [G, (taps..., C), (N, out...)]
   const auto va = tg::make_view(static_cast<const float*>(nullptr), a);
   const auto vb = tg::make_view(static_cast<const float*>(nullptr), b);
-  // The outermost coordinate of length > 1 of (N, out...), unless it is the only one (then k is
-  // already that coordinate and there is nothing to reorder).
-  std::vector<index_t> lens{N};
-  for (int d = 0; d < NDim; ++d) lens.push_back(geo[d].out());
-  index_t expect = 0, longer = 0;
-  for (const index_t l : lens)
-    if (l > 1) expect = longer++ == 0 ? l : expect;
-  if (longer < 2) expect = 0;
+  // The images, the merge's first digit, unless there is one image or nothing else (then there is
+  // nothing to reorder).
+  index_t K_all = N;
+  for (int d = 0; d < NDim; ++d) K_all *= geo[d].out();
+  const index_t expect = N > 1 && N < K_all ? N : 0;
   ASSERT_EQ(tg::outer_k_length(va), expect);
   ASSERT_EQ(tg::outer_k_length(vb), expect);
   const auto order = tg::reduction_order<BK>(va, vb);
@@ -99,8 +59,8 @@ void check_backward_weight(const tg::window_geometry<NDim>& geo, index_t N, inde
   }
   ASSERT_EQ(order.outer, expect);
   const index_t tiles = (a.length(2) + BK - 1) / BK;
-  EXPECT_EQ(check_ordered_tiles(a, order), tiles) << "every k-tile of dy is uniform in the reordered walk";
-  EXPECT_EQ(check_ordered_tiles(b, order), tiles) << "every k-tile of im2col(x) is uniform in the reordered walk";
+  EXPECT_EQ(check_k_tiles(a, order), tiles) << "every k-tile of dy is uniform in the reordered walk";
+  EXPECT_EQ(check_k_tiles(b, order), tiles) << "every k-tile of im2col(x) is uniform in the reordered walk";
 }
 
 TEST(KOrder, BackwardWeightTilesAreUniform) {

@@ -12,65 +12,13 @@
 
 #include <vector>
 
-#include "../../dsl/support.hpp"
+#include "k_tiles_check.hpp"
 #include "dsl/compose/col2im.hpp"
 #include "dsl/compose/im2col.hpp"
 
 using namespace tg::test;
 
 namespace {
-constexpr int BK = 4;
-
-// Checks every uniform k-tile of `d`; returns how many tiles were uniform.
-template <class Desc>
-index_t check_k_tiles(const Desc& d) {
-  const auto v = tg::make_view(static_cast<const float*>(nullptr), d);  // only offsets are computed
-  using View = std::remove_cv_t<decltype(v)>;
-  using A = tg::affine_split<View>;
-  static_assert(A::on, "conv GEMM views are affine splits");
-  const index_t G = d.length(0), M = d.length(1), K = d.length(2);
-  std::vector<typename A::entry> ks(K);
-  for (index_t k = 0; k < K; ++k) ks[k] = tg::affine_entry<4>(v, 0, 2, k);
-  index_t uniform = 0;
-  for (index_t k0 = 0; k0 < K; k0 += BK) {
-    const auto t = tg::affine_k_tile<BK, View>(ks.data(), k0, K);
-    if (k0 + BK > K) EXPECT_FALSE(t.uniform) << "a partial tile at k0 " << k0;
-    if (!t.uniform) continue;
-    ++uniform;
-    for (index_t g = 0; g < G; ++g)
-      for (index_t m = 0; m < M; ++m) {
-        const auto r = tg::affine_entry<4>(v, g, 1, m);
-        if (tg::affine_tile_guards<View>(v, t).holds(r) != tg::affine_valid(v, r, t)) {
-          ADD_FAILURE() << "the tile's guard boxes differ from affine_valid at row " << m << " (tile k0 " << k0 << ")";
-          return uniform;
-        }
-        for (int j = 0; j < BK; ++j) {
-          const multi_index<3> i{{g, m, k0 + j}};
-          if (tg::affine_valid(v, r, t) != d.is_valid(i)) {
-            ADD_FAILURE() << "validity differs at " << str(i) << " (tile k0 " << k0 << ")";
-            return uniform;
-          }
-          if (d.is_valid(i) && r.off + t.off + j * t.step != d.offset(i)) {
-            ADD_FAILURE() << "offset " << r.off + t.off + j * t.step << " != " << d.offset(i) << " at " << str(i);
-            return uniform;
-          }
-        }
-      }
-  }
-  // The boxes with a row entry fixed instead (the small-M GEMM's per-row test), over every k entry.
-  for (index_t g = 0; g < G; ++g)
-    for (index_t m = 0; m < M; ++m) {
-      const auto r = tg::affine_entry<4>(v, g, 1, m);
-      const tg::affine_tile_guards<View> box(v, r);
-      for (index_t k = 0; k < K; ++k)
-        if (box.holds(ks[k]) != tg::affine_valid(v, r, ks[k])) {
-          ADD_FAILURE() << "the row's guard boxes differ from affine_valid at row " << m << ", k " << k;
-          return uniform;
-        }
-    }
-  return uniform;
-}
-
 template <int NDim>
 void check_conv_views(const tg::window_geometry<NDim>& geo, index_t N, index_t K, index_t C, const std::vector<int>& perm, bool expect_uniform) {
   SCOPED_TRACE(::testing::Message() << "N " << N << " K " << K << " C " << C << " layout " << ::testing::PrintToString(perm));
