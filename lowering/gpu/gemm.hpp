@@ -25,14 +25,20 @@
 #include "lowering/gpu/split_view.hpp"
 #include "lowering/gpu/strided.hpp"
 
+// TG_WGMMA_ASYNC=0 turns the policies' wgmma_async off everywhere (A/B trials, tools/gpu-variants.sh).
+#ifndef TG_WGMMA_ASYNC
+#define TG_WGMMA_ASYNC 1
+#endif
+
 namespace tg {
 namespace gpu_gemm {
 // EntryRing: the k entries travel ahead through a shared-memory ring (entry_ring below) instead of
-// being read from global memory by the fill.
-template <int BM_, int BN_, int BK_, int WarpsM_, int WarpsN_, int Stages_, bool EntryRing_ = false>
+// being read from global memory by the fill. WgmmaAsync (tiles that take wgmma): a k-tile's wgmma
+// batch stays in flight during the next fill (gemm_kernel's pipeline), tiles then requested S-2 ahead.
+template <int BM_, int BN_, int BK_, int WarpsM_, int WarpsN_, int Stages_, bool EntryRing_ = false, bool WgmmaAsync_ = true>
 struct tile_policy {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WarpsM = WarpsM_, WarpsN = WarpsN_, Stages = Stages_;
-  static constexpr bool entry_ring = EntryRing_;
+  static constexpr bool entry_ring = EntryRing_, wgmma_async = WgmmaAsync_ && TG_WGMMA_ASYNC;
   static_assert(Stages >= 2, "a pipeline needs two stages at least");
 };
 
@@ -452,6 +458,11 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   constexpr bool wg = wgmma_tile<Atom, Policy, threads>;
   constexpr bool ldm = ldmatrix_fragments<Atom> && !wg;
   constexpr int WG = threads / 128;
+  // wgmma kept in flight across the next k-tile's fill (one batch pending, wg_async): the fill then
+  // may only overwrite the stage read two k-tiles back, so tiles are requested D = S-2 ahead, else S-1.
+  constexpr bool wg_async = wg && Policy::wgmma_async;
+  constexpr int D = wg_async ? S - 2 : S - 1;
+  static_assert(D >= 1, "an asynchronous wgmma pipeline needs three stages at least");
   constexpr int WM = BM / Policy::WarpsM, WN = BN / Policy::WarpsN;  // warp tile
   constexpr int TM = wg ? BM / (64 * WG) : WM / Atom::M, TN = wg ? BN / 8 : WN / Atom::N;
   static_assert(wg || (WM % Atom::M == 0 && WN % Atom::N == 0), "tile must be a multiple of the atom");
@@ -543,7 +554,7 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     const EB* const kb = Policy::entry_ring ? b_ring + slot * BK : b_ks + (kt0 + u) * BK;
     // The prologue's S-1 fills read their summaries from global memory: waiting for a ring copy there
     // would put an L2 round trip into every block's set-up.
-    const bool ring_in = plan::kt_ring > 0 && u >= S - 1;
+    const bool ring_in = plan::kt_ring > 0 && u >= D;
     fill_stage<BM, BK, threads, shared_views<Batch>>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt0 + u, K, la.a.vectors, tid, a_rows, ka,
                                                      ring_in ? a_kts + ts : a_kt + kt0 + u);
     fill_stage<BN, BK, threads, shared_views<Batch>>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt0 + u, K, la.b.vectors, tid, b_rows, kb,
@@ -583,7 +594,14 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
       }
     }
   }
-  // Shared -> fragments -> matrix cores, for the k-tile in stage st.
+  // Waits for all but Pending wgmma batches, then marks the accumulators as written there.
+  auto wgmma_done = [&]<int Pending>() {
+#if defined(TG_NV_WGMMA)
+    arch::wgmma_wait<Pending>();
+    TG_UNROLL for (int i = 0; i < TM; ++i) arch::wgmma_pin(acc[i]);
+#endif
+  };
+  // Shared -> fragments -> matrix cores, for the k-tile in stage st (wg_async: issued, not waited for).
   auto compute = [&](int st) {
     const E* a = As + st * BM * BK;
     const E* b = Bs + st * BN * BK;
@@ -603,8 +621,7 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
             arch::wgmma_m64k16<BN, bf16, AMn, BMn>(acc[i], wgmma_operand<BM, BK, E, AMn>(a_addr, (warp / 4) * (BM / WG) + i * 64, ks),
                                                    wgmma_operand<BN, BK, E, BMn>(b_addr, 0, ks));
         arch::wgmma_commit();
-        arch::wgmma_wait<0>();
-        TG_UNROLL for (int i = 0; i < TM; ++i) arch::wgmma_pin(acc[i]);
+        if constexpr (!wg_async) wgmma_done.template operator()<0>();
       };
       using yes = std::true_type;
       using no = std::false_type;
@@ -651,34 +668,40 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     }
   };
 
-  // Pipeline of S stages, one barrier per k-tile. Before the loop the first S-1 tiles are requested;
-  // at iteration kt (after the barrier, tile kt has landed and every warp is done with tile kt-1):
-  // request tile kt+S-1 into the stage tile kt-1 left, then compute tile kt. Each iteration commits
-  // one copy group (possibly empty), so "all but S-2 groups done" means tile kt is in. The k entries
-  // and summaries of tile u travel in the group of tile u-S+1 (the first S-1 tiles' before the prologue).
+  // Pipeline of S stages, one barrier per k-tile. Before the loop the first D tiles are requested;
+  // at iteration kt (after the barrier, tile kt has landed and every warp is done with the stage it
+  // will fill): request tile kt+D, then compute tile kt. Each iteration commits one copy group
+  // (possibly empty), so "all but D-1 groups done" means tile kt is in. The k entries and summaries
+  // of tile u travel in the group of tile u-D (the first D tiles' before the prologue). wg_async
+  // (D = S-2): wgmma of tile kt is issued before the fill of tile kt+D and waited for (one batch
+  // left pending) after it, so the tensor cores run during the fill's instructions; the stage filled,
+  // (kt-2) % S, was last read by the batch every warp waited for before this barrier.
   const index_t nk = kt1 - kt0;
-  if constexpr (Policy::entry_ring) {  // the first S-1 tiles' k entries (their summaries come from global)
-    for (int u = 0; u < S - 1 && u < nk; ++u) fetch_entries(u);
+  if constexpr (Policy::entry_ring) {  // the first D tiles' k entries (their summaries come from global)
+    for (int u = 0; u < D && u < nk; ++u) fetch_entries(u);
     arch::async_commit();
     arch::async_wait<0>();
   }
   __syncthreads();  // the row entries (and the first k entries)
-  for (int st = 0; st < S - 1; ++st) {
+  for (int st = 0; st < D; ++st) {
     if (st < nk) fill_tile(st);
-    if (st + S - 1 < nk) fetch_entries(st + S - 1);
+    if (st + D < nk) fetch_entries(st + D);
     arch::async_commit();
   }
   for (index_t i = 0; i < nk; ++i) {
-    arch::async_wait<S - 2>();
+    arch::async_wait<D - 1>();
 #if defined(TG_NV_WGMMA)
     if constexpr (wg) arch::fence_proxy_async_shared();  // this thread's tile writes, before wgmma reads them
 #endif
     __syncthreads();
-    if (i + S - 1 < nk) fill_tile(i + S - 1);
-    if (i + 2 * S - 2 < nk) fetch_entries(i + 2 * S - 2);
+    if constexpr (wg_async) compute(static_cast<int>(i % S));
+    if (i + D < nk) fill_tile(i + D);
+    if (i + 2 * D < nk) fetch_entries(i + 2 * D);
     arch::async_commit();
-    compute(static_cast<int>(i % S));
+    if constexpr (wg_async) wgmma_done.template operator()<1>();
+    else compute(static_cast<int>(i % S));
   }
+  if constexpr (wg_async) wgmma_done.template operator()<0>();
   arch::async_wait<0>();
   __syncthreads();  // the tiles' space is reused for the C tile's entries below
 
@@ -989,7 +1012,8 @@ void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
 // NVIDIA (cp.async pipeline; wgmma from the shared tiles on sm_90a for 16-bit main and half_n tiles,
 // ldmatrix fragments and mma.sync otherwise):
 //   main    128x128x32, 4 stages (3 for fp32): 2x2 warps for 16-bit batches (backward data), 2x4
-//           for single GEMMs (backward weight) and fp32.
+//           for single GEMMs (backward weight) and fp32; 16-bit batches take 128x128x64 in 3 stages.
+//           wgmma tiles keep each k-tile's batch in flight during the next fill, except 16-bit batches.
 //   narrow  32x64x32, 1x4 warps, 4 stages: single GEMMs with 9 to 32 rows (grouped backward weight,
 //           M = K/G), where a wider tile would compute mostly padding. 1 to 8 rows (depthwise,
 //           resnext): the small-M kernel on the ordinary cores (gemm_small.hpp), small_max_m.
@@ -1014,7 +1038,11 @@ struct gemm_tile_table {
   // not uniform) where it measured faster: fp32 and the narrow tile; fp16's main tile went from 128
   // to 168 registers with it (one block per SM) and slower.
   static constexpr bool single = is_single_gemm<Batch>::value;
-  using main = gpu_gemm::tile_policy<128, 128, 32, 2, single || sizeof(E) != 2 ? 4 : 2, sizeof(E) == 2 ? 4 : 3, single && sizeof(E) != 2>;
+  // 16-bit batches: k-tiles of 64 in 3 stages, each wgmma batch waited for (BK 32 with the batch in
+  // flight measured 9% slower on the seed case, 15% in NCHW: performance.md section 13).
+  static constexpr bool b16_batch = !single && sizeof(E) == 2;
+  using main = gpu_gemm::tile_policy<128, 128, b16_batch ? 64 : 32, 2, single || sizeof(E) != 2 ? 4 : 2, sizeof(E) == 2 ? (b16_batch ? 3 : 4) : 3,
+                                     single && sizeof(E) != 2, !b16_batch>;
   using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 4, 4, true>;
   // Batches of GEMMs with at most 64 columns (backward data with C <= 64): 128x64, 2x2 warps of 64x32,
   // where main's 128 columns would be half padding.
