@@ -29,6 +29,9 @@
 #ifndef TG_WGMMA_ASYNC
 #define TG_WGMMA_ASYNC 1
 #endif
+#ifndef TG_SMALL_GROUP_WORDS
+#define TG_SMALL_GROUP_WORDS 1
+#endif
 
 namespace tg {
 namespace gpu_gemm {
@@ -964,23 +967,17 @@ constexpr bool small_m_ok() {
   using V = decltype(std::declval<Batch>().views(0));
   return is_single_gemm<Batch>::value && affine_split<decltype(V::a)>::on && affine_split<decltype(V::b)>::on;
 }
-template <int MR, class Batch>
-void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol) {
+template <int MR, int NR, int GV, class Batch>
+void launch_small_as(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, bool g_lanes) {
   using V = decltype(batch.views(0));
   const V v = batch.views(0);
   const index_t G = v.groups(), M = v.m(), N = v.n(), K = v.k();
-  // Lanes along the group when B's groups lie closer together in memory than its k.
-  auto stride = [&](int dim) {
-    const index_t d = step_along(v.b.desc, dim);
-    return d < 0 ? -d : d;
-  };
-  small_args sa{G > 1 && K > 1 && stride(0) < stride(2), 1, K, nullptr, nullptr, nullptr};
-  constexpr int NR = 8;  // 8 columns (taps, or one tap's 8 channels) per thread
-  const index_t gx = sa.g_lanes ? ceil_div(G, index_t{small_lanes}) : G, ny = ceil_div(N, index_t{NR});
+  small_args sa{g_lanes, 1, K, nullptr, nullptr, nullptr};
+  const index_t gx = sa.g_lanes ? ceil_div(G, index_t{small_lanes} * GV) : G, ny = ceil_div(N, index_t{NR});
   const index_t step = sa.g_lanes ? small_threads / small_lanes : small_threads;
   index_t want = pol.k_splits;
   if (want <= 0) {  // about four blocks per multiprocessor in whole waves, each thread at least 16 k
-    static const int resident = arch::resident_blocks(&gemm_small_kernel<MR, NR, V>, small_threads, 0);
+    static const int resident = arch::resident_blocks(&gemm_small_kernel<MR, NR, GV, V>, small_threads, 0);
     const index_t waves = resident < 4 ? ceil_div(index_t{4}, index_t{resident}) : 1;
     want = split_k_chunks(gx * ny, waves * resident * be.processors(), K / (16 * step));
   }
@@ -1001,9 +998,30 @@ void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
   sa.b_ks = eb;
   sa.workspace = reinterpret_cast<float*>(base + at_ws);
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(ny), static_cast<unsigned>(sa.splits));
-  TG_LAUNCH((gemm_small_kernel<MR, NR, V>), grid, small_threads, 0, be.stream, v, sa);
+  TG_LAUNCH((gemm_small_kernel<MR, NR, GV, V>), grid, small_threads, 0, be.stream, v, sa);
   TG_LAUNCH((splitk_reduce_kernel<Batch>), grid_for(G * M * N, 256), 256, 0, be.stream, batch, ep, sa.workspace, sa.splits,
             memory_order(v.c.desc));
+}
+
+// Lanes along the group when B's groups lie closer together in memory than its k. One row per group
+// with both operands' groups one element apart (channels-last depthwise) takes group words where the
+// architecture has them (GroupWords): 16 bytes of groups per thread, 4 columns (8 spilled under the
+// one-row kernel's 128 registers); else 8 columns (taps, or one tap's 8 channels) per thread.
+template <int MR, bool GroupWords, class Batch>
+void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol) {
+  using V = decltype(batch.views(0));
+  const V v = batch.views(0);
+  auto stride = [&](const auto& d, int dim) {
+    const index_t s = step_along(d, dim);
+    return s < 0 ? -s : s;
+  };
+  const bool g_lanes = v.groups() > 1 && v.k() > 1 && stride(v.b.desc, 0) < stride(v.b.desc, 2);
+  if constexpr (MR == 1 && GroupWords) {
+    constexpr int GV = 16 / sizeof(elem_t<decltype(V::b)>);
+    if (g_lanes && unit_groups(v.a) && unit_groups(v.b))
+      return launch_small_as<1, 4, GV>(be, batch, ep, pol, true);
+  }
+  launch_small_as<MR, 8, 1>(be, batch, ep, pol, g_lanes);
 }
 }  // namespace gpu_gemm
 
@@ -1028,6 +1046,7 @@ struct gemm_tile_table {
   using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 2, 2>;
   using half_n = main;  // main is 64 columns wide already
   static constexpr int small_max_m = 1;
+  static constexpr bool small_group_words = false;  // not built for AMD yet (no ISA budget measured)
 #else
   using E = gpu_gemm::elem_t<decltype(std::declval<Batch>().views(0).a)>;
   // Batches of GEMMs (col2im classes: backward data) 2x2 warps of 64x64 (half the shared-memory
@@ -1048,6 +1067,7 @@ struct gemm_tile_table {
   // where main's 128 columns would be half padding.
   using half_n = gpu_gemm::tile_policy<128, 64, 32, 2, 2, sizeof(E) == 2 ? 4 : 3>;
   static constexpr int small_max_m = 8;  // most rows per group for the small-M kernel
+  static constexpr bool small_group_words = TG_SMALL_GROUP_WORDS;  // one-row GEMMs with groups one element apart: group words
 #endif
   static constexpr bool has_narrow = is_single_gemm<Batch>::value;
   static constexpr bool has_half_n = !is_single_gemm<Batch>::value;
@@ -1069,9 +1089,9 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
     return ceil_div(max_m, P::BM) * ceil_div(max_n, P::BN);
   };
   if constexpr (gpu_gemm::small_m_ok<Batch>()) {
-    if (max_m == 1) return gpu_gemm::launch_small<1>(be, batch, ep, pol);  // depthwise
+    if (max_m == 1) return gpu_gemm::launch_small<1, table::small_group_words>(be, batch, ep, pol);  // depthwise
     if constexpr (table::small_max_m > 1) {
-      if (max_m <= table::small_max_m) return gpu_gemm::launch_small<table::small_max_m>(be, batch, ep, pol);
+      if (max_m <= table::small_max_m) return gpu_gemm::launch_small<table::small_max_m, false>(be, batch, ep, pol);
     }
   }
   if constexpr (table::has_narrow) {

@@ -9,6 +9,10 @@
 // over g, warps over k), channels-first puts the k (output positions) next to each other (lanes over
 // k). A thread's rows that form a run of memory (16 bytes: channels-last resnext's 8 output channels
 // of dy, 8 input channels of one tap of x) are read as one word, its other rows element by element.
+// Group words (GV > 1, lanes over groups, one row: channels-last depthwise): a thread owns GV
+// consecutive groups, whose elements at any (row, k) are one 16-byte word of memory with shared guards
+// (the launch checks unit_groups, split_view.hpp), so one load and one guard test serve GV groups
+// instead of one (performance.md section 13).
 // The loop is software-pipelined (the next k's entries and values are read during this k's products):
 // with one dependent pair of loads in flight it was latency-bound (performance.md sections 8, 11). Each block writes its fixed-order
 // partial sums of one split-K chunk to a workspace that splitk_reduce_kernel adds in chunk order, so
@@ -38,19 +42,23 @@ struct small_args {
 // V rows is read as one word where its first entry starts a memory run, its last row has the first's
 // guards (one test covers all V) and all V are real, at the k entries where its address is 16-byte
 // aligned.
-template <int R, class View>
+// With GV > 1 (GV = V), each row's value is the word of groups g .. g+GV-1 (groups past G read as zero).
+template <int R, class View, int GV = 1>
 struct small_rows {
   using E = std::remove_const_t<typename View::value_type>;
   using entry = typename affine_split<View>::entry;
   using guards = affine_tile_guards<View>;
-  static constexpr int V = 16 / sizeof(E), runs = R % V == 0 ? R / V : 0, ng = affine_split<View>::n_guards;
+  static constexpr int V = 16 / sizeof(E), runs = GV == 1 && R % V == 0 ? R / V : 0, ng = affine_split<View>::n_guards;
+  static_assert(GV == 1 || GV == V, "a group word is one 16-byte word");
   const E* ptr[R];
   int bias[R][guards::n];
   unsigned count[guards::n];  // the same for every row
   bool real[R];
   bool word[runs > 0 ? runs : 1];
+  int groups;  // GV > 1: the real groups of the word (fewer at the end of G)
 
-  __device__ small_rows(const View& v, index_t g, index_t r0, index_t rows) {
+  __device__ small_rows(const View& v, index_t g, index_t r0, index_t rows, index_t G = 1) {
+    groups = static_cast<int>(G - g < GV ? G - g : GV);
     TG_UNROLL for (int q = 0; q < runs; ++q) word[q] = true;
     TG_UNROLL for (int r = 0; r < R; ++r) {
       real[r] = r0 + r < rows;
@@ -81,10 +89,34 @@ struct small_rows {
   // value right after its load (unpacking a word, converting a half) had ptxas wait for every load in
   // turn, performance.md section 11.
   struct raw_values {
-    gpu_fast::word16 w[runs > 0 ? runs : 1];
+    gpu_fast::word16 w[runs > 0 ? runs : GV > 1 ? R : 1];
     bool as_word[runs > 0 ? runs : 1];
     E x[R];
   };
+  // GV > 1 (the launch checked unit_groups: group g + t lies t elements after group g, with its
+  // guards): row r's group word at k, one load where aligned and every group is real, else element by
+  // element under the same guards.
+  __device__ raw_values issue_groups(const entry& k) const {
+    raw_values p;
+    TG_UNROLL for (int r = 0; r < R; ++r) {
+      p.w[r] = gpu_fast::word16{0u, 0u, 0u, 0u};
+      if (!valid(r, k)) continue;
+      const E* const at = ptr[r] + k.off;
+      if (groups == GV && (reinterpret_cast<std::uintptr_t>(at) & 15u) == 0) {
+        p.w[r] = *reinterpret_cast<const gpu_fast::word16*>(at);
+      } else {
+        auto e = __builtin_bit_cast(gpu_fast::pack<E, V>, p.w[r]);
+        TG_UNROLL for (int t = 0; t < GV; ++t) if (t < groups) e.v[t] = at[t];  // unrolled: a run-time index would put e on the stack
+        p.w[r] = __builtin_bit_cast(gpu_fast::word16, e);
+      }
+    }
+    return p;
+  }
+  // Row r's group word as GV floats (converted when used, so that one row's values are live at a time).
+  __device__ static void group_values(const raw_values& p, int r, float (&out)[GV]) {
+    const auto e = __builtin_bit_cast(gpu_fast::pack<E, V>, p.w[r]);
+    TG_UNROLL for (int t = 0; t < GV; ++t) out[t] = arch::cvt_to_float(e.v[t]);
+  }
   __device__ raw_values issue(const entry& k) const {
     raw_values p;
     TG_UNROLL for (int r = 0; r < R; ++r) p.x[r] = from_float<E>(0.0f);
@@ -119,21 +151,28 @@ struct small_rows {
 };
 
 // NVIDIA: the one-row (depthwise) kernel held to two blocks per multiprocessor (128 registers; the
-// two-deep pipeline took fp32 to 140, one block). AMD (one-row form only): two waves per SIMD.
+// two-deep pipeline took fp32 to 140, one block); group words likewise, except 1-d views (one guard),
+// which spilled 16-88 bytes under that bound. AMD (one-row form only): two waves per SIMD.
+#ifndef TG_SMALL_GV_DEPTH
+#define TG_SMALL_GV_DEPTH 1
+#endif
+template <int MR, int GV, class Views>
+inline constexpr int small_min_blocks = GV > 1 ? (affine_split<decltype(Views::b)>::n_guards >= 2 ? 2 : 1) : MR == 1 ? 2 : 1;
 #if defined(__HIP__)
-#define TG_SMALL_LAUNCH_BOUNDS(MR) __launch_bounds__(small_threads, 2)  // two waves per SIMD (gfx908 fp32 3-d took 132 VGPRs)
+#define TG_SMALL_LAUNCH_BOUNDS(MR, GV, Views) __launch_bounds__(small_threads, 2)  // two waves per SIMD (gfx908 fp32 3-d took 132 VGPRs)
 #else
-#define TG_SMALL_LAUNCH_BOUNDS(MR) __launch_bounds__(small_threads, (MR) == 1 ? 2 : 1)
+#define TG_SMALL_LAUNCH_BOUNDS(MR, GV, Views) __launch_bounds__(small_threads, small_min_blocks<MR, GV, Views>)
 #endif
 
-template <int MR, int NR, class Views>
-__global__ void TG_SMALL_LAUNCH_BOUNDS(MR) gemm_small_kernel(Views v, small_args sa) {
+template <int MR, int NR, int GV, class Views>
+__global__ void TG_SMALL_LAUNCH_BOUNDS(MR, GV, Views) gemm_small_kernel(Views v, small_args sa) {
   using EA = typename affine_split<decltype(v.a)>::entry;
   using EB = typename affine_split<decltype(v.b)>::entry;
+  static_assert(GV == 1 || MR == 1, "group words: one row per group");
   __shared__ float partial[small_threads][NR];
   const index_t G = v.groups(), M = v.m(), N = v.n(), K = v.k();
   const int tid = threadIdx.x, lane = tid % small_lanes, warp = tid / small_lanes;
-  const index_t g = sa.g_lanes ? blockIdx.x * small_lanes + lane : blockIdx.x;
+  const index_t g = sa.g_lanes ? (blockIdx.x * small_lanes + lane) * GV : blockIdx.x;
   const index_t n0 = blockIdx.y * NR;
   const int s = blockIdx.z;
   const bool active = g < G;
@@ -142,10 +181,10 @@ __global__ void TG_SMALL_LAUNCH_BOUNDS(MR) gemm_small_kernel(Views v, small_args
   const EA* a_ks = static_cast<const EA*>(sa.a_ks);
   const EB* b_ks = static_cast<const EB*>(sa.b_ks);
 
-  float acc[MR][NR] = {};
+  float acc[GV][MR][NR] = {};
   if (active) {
-    const small_rows<MR, decltype(v.a)> ra(v.a, g, 0, M);
-    const small_rows<NR, decltype(v.b)> rb(v.b, g, n0, N);
+    const small_rows<MR, decltype(v.a), GV> ra(v.a, g, 0, M, G);
+    const small_rows<NR, decltype(v.b), GV> rb(v.b, g, n0, N, G);
     // Software pipeline, two k deep: during the products of k, the values of k + step and k + 2 step
     // and the entries of k + 3 step are in flight (8 warps per multiprocessor at ~200 registers: one k
     // of loads in flight per thread left them waiting on L2, performance.md section 11).
@@ -155,39 +194,79 @@ __global__ void TG_SMALL_LAUNCH_BOUNDS(MR) gemm_small_kernel(Views v, small_args
     auto entries = [&](index_t at) {
       if (at < k1) { ka = a_ks[at]; kb = b_ks[at]; }
     };
-    entries(k);
-    auto va0 = ra.issue(ka);
-    auto vb0 = rb.issue(kb);
-    entries(k + step);
-    auto va1 = ra.issue(ka);
-    auto vb1 = rb.issue(kb);
-    entries(k + 2 * step);
-    for (; k < k1; k += step) {
-      float a[MR], b[NR];
-      ra.values(va0, a);
-      rb.values(vb0, b);
-      va0 = va1;
-      vb0 = vb1;
-      if (k + 2 * step < k1) { va1 = ra.issue(ka); vb1 = rb.issue(kb); }
-      entries(k + 3 * step);
-      TG_UNROLL for (int j = 0; j < NR; ++j) TG_UNROLL for (int m = 0; m < MR; ++m) acc[m][j] += a[m] * b[j];
+    auto issue_a = [&] {
+      if constexpr (GV > 1) return ra.issue_groups(ka);
+      else return ra.issue(ka);
+    };
+    auto issue_b = [&] {
+      if constexpr (GV > 1) return rb.issue_groups(kb);
+      else return rb.issue(kb);
+    };
+    if constexpr (GV > 1) {
+      // Group words: a pipeline TG_SMALL_GV_DEPTH k deep (the raw words of each k in flight are 20
+      // registers; two deep spilled under two blocks per multiprocessor).
+      constexpr int depth = TG_SMALL_GV_DEPTH;
+      using RA = decltype(issue_a());
+      using RB = decltype(issue_b());
+      RA va[depth];
+      RB vb[depth];
+      TG_UNROLL for (int d = 0; d < depth; ++d) {
+        entries(k + d * step);
+        va[d] = issue_a();
+        vb[d] = issue_b();
+      }
+      entries(k + depth * step);
+      for (; k < k1; k += step) {
+        const RA a_raw = va[0];
+        const RB b_raw = vb[0];
+        TG_UNROLL for (int d = 0; d + 1 < depth; ++d) { va[d] = va[d + 1]; vb[d] = vb[d + 1]; }
+        if (k + depth * step < k1) { va[depth - 1] = issue_a(); vb[depth - 1] = issue_b(); }
+        entries(k + (depth + 1) * step);
+        float a[GV];
+        ra.group_values(a_raw, 0, a);
+        TG_UNROLL for (int j = 0; j < NR; ++j) {
+          float b[GV];
+          rb.group_values(b_raw, j, b);
+          TG_UNROLL for (int t = 0; t < GV; ++t) acc[t][0][j] += a[t] * b[t];
+        }
+      }
+    } else {
+      entries(k);
+      auto va0 = issue_a();
+      auto vb0 = issue_b();
+      entries(k + step);
+      auto va1 = issue_a();
+      auto vb1 = issue_b();
+      entries(k + 2 * step);
+      for (; k < k1; k += step) {
+        float a[MR], b[NR];
+        ra.values(va0, a);
+        rb.values(vb0, b);
+        va0 = va1;
+        vb0 = vb1;
+        if (k + 2 * step < k1) { va1 = issue_a(); vb1 = issue_b(); }
+        entries(k + 3 * step);
+        TG_UNROLL for (int j = 0; j < NR; ++j) TG_UNROLL for (int m = 0; m < MR; ++m) acc[0][m][j] += a[m] * b[j];
+      }
     }
   }
   // Threads of one group add their sums in thread order: g-lanes, the 8 warps' lanes `lane`;
-  // k-lanes, all 256 threads. One row m at a time through shared memory.
+  // k-lanes, all 256 threads. One row m (of one of the thread's groups t) at a time through shared memory.
   const int partners = sa.g_lanes ? small_threads / small_lanes : small_threads, slots = sa.g_lanes ? small_lanes * NR : NR;
-  TG_UNROLL for (int m = 0; m < MR; ++m) {
-    if (m >= M) break;  // uniform
-    TG_UNROLL for (int j = 0; j < NR; ++j) partial[tid][j] = acc[m][j];
-    __syncthreads();
-    if (tid < slots) {
-      const int q = sa.g_lanes ? tid / NR : 0, j = tid % NR;
-      float sum = 0.0f;
-      for (int p = 0; p < partners; ++p) sum += partial[sa.g_lanes ? p * small_lanes + q : p][j];
-      const index_t gq = sa.g_lanes ? blockIdx.x * small_lanes + q : g;
-      if (gq < G && n0 + j < N) sa.workspace[((s * G + gq) * M + m) * N + n0 + j] = sum;
+  TG_UNROLL for (int t = 0; t < GV; ++t) {
+    TG_UNROLL for (int m = 0; m < MR; ++m) {
+      if (m >= M) break;  // uniform
+      TG_UNROLL for (int j = 0; j < NR; ++j) partial[tid][j] = acc[t][m][j];
+      __syncthreads();
+      if (tid < slots) {
+        const int q = sa.g_lanes ? tid / NR : 0, j = tid % NR;
+        float sum = 0.0f;
+        for (int p = 0; p < partners; ++p) sum += partial[sa.g_lanes ? p * small_lanes + q : p][j];
+        const index_t gq = sa.g_lanes ? (blockIdx.x * small_lanes + q) * GV + t : g;
+        if (gq < G && n0 + j < N) sa.workspace[((s * G + gq) * M + m) * N + n0 + j] = sum;
+      }
+      __syncthreads();
     }
-    __syncthreads();
   }
 }
 }  // namespace gpu_gemm

@@ -129,6 +129,21 @@ TG_HD inline typename affine_split<View>::entry affine_entry(const View& v, inde
   return e;
 }
 
+// Whether group g of a [G, rows, K] view lies g elements after group 0 with the same guards, for
+// every g: then the groups of one (row, k) are a run of memory, padding or not together (channels-last
+// depthwise). Offsets and guards are sums of a group part and a row part, so row 0 tells for all rows.
+template <class View>
+TG_HD inline bool unit_groups(const View& v) {
+  using A = affine_split<View>;
+  const auto e0 = affine_entry<1>(v, 0, 1, 0);
+  for (index_t g = 1; g < v.desc.length(0); ++g) {
+    const auto e = affine_entry<1>(v, g, 1, 0);
+    if (e.off - e0.off != g) return false;
+    TG_UNROLL for (int i = 0; i < A::n_guards; ++i) if (e.guard[i] != e0.guard[i]) return false;
+  }
+  return true;
+}
+
 // Whether the guards (pads) of row part r plus k part k hold: the element is not padding.
 template <class View, class KPart>
 TG_HD inline bool affine_valid(const View& v, const typename affine_split<View>::entry& r, const KPart& k) {

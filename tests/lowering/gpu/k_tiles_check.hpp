@@ -24,6 +24,9 @@ index_t check_k_tiles(const Desc& d, const tg::k_order& order = {}) {
   using A = tg::affine_split<View>;
   static_assert(A::on, "conv GEMM views are affine splits");
   const index_t G = d.length(0), M = d.length(1), K = d.length(2);
+  // An empty view (a col2im class without taps or without rows) has nothing to check and no entries
+  // to make: its top stage's merge of the empty dimension would divide by the zero length.
+  if (G == 0 || M == 0 || K == 0) return 0;
   std::vector<typename A::entry> ks(K);
   for (index_t kp = 0; kp < K; ++kp) ks[kp] = tg::affine_entry<4>(v, 0, 2, order(kp));
   index_t uniform = 0;
