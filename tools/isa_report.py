@@ -91,12 +91,15 @@ def classify(d):
         elif "single_gemm<" in d or kind == "small-M gemm":  # the small-M kernel takes single GEMMs' views
             arity = _first_tuple_arity(d, "merge<")
             op, detail = "grouped_conv_bwd_weight", f"im2col {arity - 1}D" if arity else "im2col"
-        m = re.search(r"gemm_small_kernel<(?:\(int\))?(\d+), (?:\(int\))?(\d+),", d)
-        if m:  # rows x columns per thread
-            detail += f" {m.group(1)}x{m.group(2)}"
-        m = re.search(r"tile_policy<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+)(, (true|false))?>", d)
+        m = re.search(r"gemm_small_kernel<(?:\(int\))?(\d+), (?:\(int\))?(\d+), (?:\(int\))?(\d+),", d)
+        if m:  # rows x columns per thread, and groups per thread where it owns a word of them
+            detail += f" {m.group(1)}x{m.group(2)}" + (f" g{m.group(3)}" if m.group(3) != "1" else "")
+        # tile_policy<BM, BN, BK, WarpsM, WarpsN, Stages[, EntryRing[, WgmmaAsync]]>
+        m = re.search(r"tile_policy<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+)((?:, (?:true|false))*)>", d)
         if m:
-            detail += f" {m.group(1)}x{m.group(2)}x{m.group(3)} w{m.group(4)}x{m.group(5)} s{m.group(6)}" + (" ring" if m.group(8) == "true" else "")
+            flags = re.findall(r"true|false", m.group(7))
+            detail += f" {m.group(1)}x{m.group(2)}x{m.group(3)} w{m.group(4)}x{m.group(5)} s{m.group(6)}" + \
+                (" ring" if flags[:1] == ["true"] else "") + (" waited" if flags[1:2] == ["false"] else "")
     elif kind == "window gather":
         nd = re.search(r"gather_kernel<(\d+),", d).group(1)
         if "mean_route<" in d:

@@ -152,12 +152,15 @@ struct small_rows {
 
 // NVIDIA: the one-row (depthwise) kernel held to two blocks per multiprocessor (128 registers; the
 // two-deep pipeline took fp32 to 140, one block); group words likewise up to 2-d, but 3-d views (three
-// guards) spilled 16-88 bytes under that bound and get one block. AMD (one-row form only): two waves per SIMD.
+// guards) and bf16 (its conversions) spilled 8-88 bytes under that bound and get one block. AMD
+// (one-row form only): two waves per SIMD.
 #ifndef TG_SMALL_GV_DEPTH
 #define TG_SMALL_GV_DEPTH 1
 #endif
 template <int MR, int GV, class Views>
-inline constexpr int small_min_blocks = GV > 1 ? (affine_split<decltype(Views::b)>::n_guards <= 2 ? 2 : 1) : MR == 1 ? 2 : 1;
+inline constexpr int small_min_blocks =
+    GV > 1 ? (affine_split<decltype(Views::b)>::n_guards <= 2 && !std::is_same_v<std::remove_const_t<typename decltype(Views::b)::value_type>, bf16_t> ? 2 : 1)
+           : MR == 1 ? 2 : 1;
 #if defined(__HIP__)
 #define TG_SMALL_LAUNCH_BOUNDS(MR, GV, Views) __launch_bounds__(small_threads, 2)  // two waves per SIMD (gfx908 fp32 3-d took 132 VGPRs)
 #else
