@@ -112,6 +112,20 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
   }
 }
 
+// Passes of the hoisted fill unrolled together (fill_uniform_hoisted): on sm_90a, where wgmma keeps
+// the fragments out of registers, TG_FILL_UNROLL of them; elsewhere one (sm_80's mma.sync tile spilled
+// with eight, and AMD's tiles are bounded by two waves per SIMD).
+#if !defined(TG_FILL_UNROLL)
+#define TG_FILL_UNROLL 8
+#endif
+#define TG_PRAGMA(x) _Pragma(#x)
+#define TG_UNROLL_BY(n) TG_PRAGMA(unroll n)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__HIP__)
+#define TG_FILL_PASSES TG_UNROLL_BY(TG_FILL_UNROLL)
+#else
+#define TG_FILL_PASSES TG_UNROLL_BY(1)
+#endif
+
 // fill_operand for a uniform k-tile (affine_split::k_tile): an element's offset is its row entry's
 // plus the tile's plus j * step, and its guards are its row's plus the tile's, so a piece costs a row
 // entry read and one guard test, with no k entry. Along k (RowsFast false) a piece lies in one row:
@@ -181,27 +195,60 @@ __device__ inline void fill_uniform_hoisted(E* smem, const Tile& tile, const Vie
   // a reference showed a shared load and the shared window's base rebuilt per piece).
   const E* const data = v.data;
   const index_t step = kt.step;
+  constexpr int passes = (pieces + Threads - 1) / Threads;
+  // The passes are unrolled and each issues its copy with no branch (validity is the copy's source
+  // size): the profile of the rolled loop (performance.md section 14) showed ~54 instructions per piece
+  // of A, 5 branches among them, and the row entry's shared load waited on right before its use.
+  // Unrolled, the entries of all passes are loaded together and their latency overlaps. Pieces that
+  // are not one aligned copy (a step other than 1, misaligned offsets, broken runs: rare) go element
+  // by element after the copies, in a rolled loop kept out of the common path.
   if constexpr (!RowsFast) {
     const index_t k_off = kt.off + fixed * step;  // the piece's k part
     const E* const base = data + k_off;
     const bool fast = vectors && step == 1;
-    _Pragma("unroll 1") for (int p = 0; p < (pieces + Threads - 1) / Threads; ++p) {
+    const int rows_in = rows_left < Rows ? static_cast<int>(rows_left) : Rows;  // r0 < R: positive
+    const unsigned k_mis = static_cast<unsigned>(k_off) % V;  // alignment from the low bits alone
+    // Pass p's piece: one aligned copy (or padding) unless `slow` says otherwise.
+    auto piece = [&](int p, bool& slow) -> const Entry* {
       const int rr = line0 + p * lines;
-      if (pieces % Threads != 0 && rr >= Rows) break;
-      E* const dst = dst_of(p);
-      const Entry& r = rows[rr];
-      const bool valid = rr < rows_left && guards.holds(r);
-      if (!valid || (fast && (r.off + k_off) % V == 0)) {
-        arch::copy16_async(dst, valid ? base + r.off : data, valid);
-        continue;
+      const Entry* r = rows + rr;
+      const bool valid = rr < rows_in && guards.holds(*r);
+      slow = valid && !(fast && (static_cast<unsigned>(r->off) + k_mis) % V == 0);
+      return valid ? r : nullptr;
+    };
+    bool any_slow = false;
+    TG_FILL_PASSES for (int p = 0; p < passes; ++p) {
+      if (pieces % Threads != 0 && line0 + p * lines >= Rows) break;
+      bool slow;
+      const Entry* r = piece(p, slow);
+      any_slow = any_slow || slow;
+      if (!slow) arch::copy16_async(dst_of(p), r ? base + r->off : data, r != nullptr);
+    }
+    if (any_slow) {
+      _Pragma("unroll 1") for (int p = 0; p < passes; ++p) {
+        if (pieces % Threads != 0 && line0 + p * lines >= Rows) break;
+        bool slow;
+        const Entry* r = piece(p, slow);
+        if (!slow) continue;
+        E* const dst = dst_of(p);
+        _Pragma("unroll 1") for (int t = 0; t < V; ++t) dst[t] = base[r->off + t * step];
       }
-      _Pragma("unroll 1") for (int t = 0; t < V; ++t) dst[t] = base[r.off + t * step];
     }
   } else {
     const Entry& first = rows[fixed];
     const bool whole = vectors && first.run && fixed + V - 1 < rows_left && guards.holds(first) && guards.holds(rows[fixed + V - 1]);
     const E* const src0 = data + first.off + kt.off;  // the piece at k 0
-    _Pragma("unroll 1") for (int p = 0; p < (pieces + Threads - 1) / Threads; ++p) {
+    // Every pass's piece is one copy when the first is aligned and the step keeps the alignment.
+    if (whole && reinterpret_cast<std::uintptr_t>(src0 + line0 * step) % 16 == 0 && (lines * step) % V == 0) {
+      const E* const src1 = src0 + line0 * step;
+      const index_t pass_step = lines * step;
+      TG_FILL_PASSES for (int p = 0; p < passes; ++p) {
+        if (pieces % Threads != 0 && line0 + p * lines >= BK) break;
+        arch::copy16_async(dst_of(p), src1 + p * pass_step, true);
+      }
+      return;
+    }
+    _Pragma("unroll 1") for (int p = 0; p < passes; ++p) {
       const int kk = line0 + p * lines;
       if (pieces % Threads != 0 && kk >= BK) break;
       E* const dst = dst_of(p);
@@ -552,7 +599,8 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   TA* const a_kts = reinterpret_cast<TA*>(smem + plan::a_kts);
   TB* const b_kts = reinterpret_cast<TB*>(smem + plan::b_kts);
   auto fill_tile = [&](index_t u) {
-    const int st = static_cast<int>(u % S), slot = static_cast<int>(u % R), ts = static_cast<int>(u % RT);
+    const unsigned ui = static_cast<unsigned>(u);  // 32-bit: u < the chunk's k-tiles (a 64-bit u % 3 cost ~12 instructions per k-tile)
+    const int st = static_cast<int>(ui % S), slot = static_cast<int>(ui % R), ts = static_cast<int>(ui % RT);
     const EA* const ka = Policy::entry_ring ? a_ring + slot * BK : a_ks + (kt0 + u) * BK;
     const EB* const kb = Policy::entry_ring ? b_ring + slot * BK : b_ks + (kt0 + u) * BK;
     // The prologue's S-1 fills read their summaries from global memory: waiting for a ring copy there
@@ -618,11 +666,14 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
       constexpr bool bf16 = Atom::input == arch::atom_input::bf16;
       auto run = [&](auto a_mn, auto b_mn) {
         constexpr bool AMn = decltype(a_mn)::value, BMn = decltype(b_mn)::value;
+        // Each descriptor is the tile's plus a constant (wgmma_sub_offset): one add, not ~8 instructions.
+        const std::uint64_t a_desc = wgmma_tile_desc<BM, BK, E, AMn>(a_addr) + wgmma_sub_offset<BM, BK, E, AMn>((warp / 4) * (BM / WG), 0);
+        const std::uint64_t b_desc = wgmma_tile_desc<BN, BK, E, BMn>(b_addr);
         arch::wgmma_fence();
         TG_UNROLL for (int ks = 0; ks < BK; ks += 16)
           TG_UNROLL for (int i = 0; i < TM; ++i)
-            arch::wgmma_m64k16<BN, bf16, AMn, BMn>(acc[i], wgmma_operand<BM, BK, E, AMn>(a_addr, (warp / 4) * (BM / WG) + i * 64, ks),
-                                                   wgmma_operand<BN, BK, E, BMn>(b_addr, 0, ks));
+            arch::wgmma_m64k16<BN, bf16, AMn, BMn>(acc[i], a_desc + wgmma_sub_offset<BM, BK, E, AMn>(i * 64, ks),
+                                                   b_desc + wgmma_sub_offset<BN, BK, E, BMn>(0, ks));
         arch::wgmma_commit();
         if constexpr (!wg_async) wgmma_done.template operator()<0>();
       };
@@ -697,12 +748,12 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     if constexpr (wg) arch::fence_proxy_async_shared();  // this thread's tile writes, before wgmma reads them
 #endif
     __syncthreads();
-    if constexpr (wg_async) compute(static_cast<int>(i % S));
+    if constexpr (wg_async) compute(static_cast<int>(static_cast<unsigned>(i) % S));
     if (i + D < nk) fill_tile(i + D);
     if (i + 2 * D < nk) fetch_entries(i + 2 * D);
     arch::async_commit();
     if constexpr (wg_async) wgmma_done.template operator()<1>();
-    else compute(static_cast<int>(i % S));
+    else compute(static_cast<int>(static_cast<unsigned>(i) % S));
   }
   if constexpr (wg_async) wgmma_done.template operator()<0>();
   arch::async_wait<0>();

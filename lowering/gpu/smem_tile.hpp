@@ -49,20 +49,31 @@ TG_FN auto smem_tile_desc() {
 // [BK][Rows] (rows contiguous, MN-major: 128-byte swizzle, column blocks of 64 rows LBO apart, 8-k
 // groups SBO apart). r0 a multiple of 8 (K-major) or 64 (MN-major), k0 of 16: there the layout's
 // permutation is the identity, so the start is the unpermuted address, as the descriptor wants.
+// Split in two so that a k-tile's descriptors are one add each: the descriptor of the tile's start
+// (wgmma_tile_desc), and the sub-tile's offset in the start-address field (wgmma_sub_offset, a
+// constant where r0 and k0 are). The field is the address / 16 in 14 bits and shared addresses lie
+// below 256 KB, so adding the offset never carries out of it.
 template <index_t Rows, index_t BK, class E, bool RowsFast>
-TG_FN std::uint64_t wgmma_operand(std::uint32_t tile, index_t r0, index_t k0) {
+TG_FN std::uint64_t wgmma_tile_desc(std::uint32_t tile) {
   static_assert(sizeof(E) == 2, "wgmma descriptors here are for 16-bit elements");
   if constexpr (!RowsFast) {
     constexpr index_t row_bytes = BK * sizeof(E);
     static_assert(row_bytes == 32 || row_bytes == 64 || row_bytes == 128, "a K-major row is one swizzle width");
     constexpr arch::smem_swizzle sw = row_bytes == 128 ? arch::smem_swizzle::b128 : row_bytes == 64 ? arch::smem_swizzle::b64 : arch::smem_swizzle::b32;
-    const auto off = static_cast<std::uint32_t>(smem_tile_desc<Rows, BK, E>().offset({{r0, k0}}) * sizeof(E));
-    return arch::smem_matrix_desc(tile + off, 16, 8 * row_bytes, sw);
+    return arch::smem_matrix_desc(tile, 16, 8 * row_bytes, sw);
   } else {
     static_assert(Rows * sizeof(E) % 128 == 0, "an MN-major tile is whole 128-byte column blocks");
-    const auto off = static_cast<std::uint32_t>(smem_tile_desc<BK, Rows, E>().offset({{k0, r0}}) * sizeof(E));
-    return arch::smem_matrix_desc(tile + off, BK * 128, 8 * 128, arch::smem_swizzle::b128);
+    return arch::smem_matrix_desc(tile, BK * 128, 8 * 128, arch::smem_swizzle::b128);
   }
+}
+template <index_t Rows, index_t BK, class E, bool RowsFast>
+TG_FN std::uint64_t wgmma_sub_offset(index_t r0, index_t k0) {
+  const index_t off = RowsFast ? smem_tile_desc<BK, Rows, E>().offset({{k0, r0}}) : smem_tile_desc<Rows, BK, E>().offset({{r0, k0}});
+  return static_cast<std::uint64_t>(off * static_cast<index_t>(sizeof(E)) / 16);
+}
+template <index_t Rows, index_t BK, class E, bool RowsFast>
+TG_FN std::uint64_t wgmma_operand(std::uint32_t tile, index_t r0, index_t k0) {
+  return wgmma_tile_desc<Rows, BK, E, RowsFast>(tile) + wgmma_sub_offset<Rows, BK, E, RowsFast>(r0, k0);
 }
 }  // namespace gpu_gemm
 }  // namespace tg

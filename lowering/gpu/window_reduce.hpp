@@ -282,6 +282,11 @@ __global__ void gather_rows_kernel(fast_geometry<ND> g, col2im<ND> c2, const T* 
 // values its outputs' windows cover once, scaled by their windows' weights, and adds them by the
 // tap mask along w (register indices fixed at compile time; ring and window width at most 3).
 constexpr int box_row_span = 3, box_row_ring = 3;  // (4 and 4: 100 registers in fp16, 2 blocks per SM)
+// (h, w) taps of the channels-last box sum whose loads are in flight together (9: a 3x3 window at once).
+#if !defined(TG_BOX_TAP_BLOCK)
+#define TG_BOX_TAP_BLOCK 9
+#endif
+constexpr int box_tap_block = TG_BOX_TAP_BLOCK;
 struct box_plan {
   int cols, chunk, chunks, ring;
   bool cl;         // channels fastest across threads (else w)
@@ -319,10 +324,10 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
     float s[E] = {};
     if (p >= 0 && p < g.out[0]) {
       const int dd = m.include_pad ? 0 : m.valid_taps(0, p), plane = dy_base + p * g.dy_s[0];
-      for (int kh = 0; kh < m.win[1]; ++kh) {
-        const int oh = h + m.pad_l[1] - kh * m.dilation[1];
-        if (oh < 0 || oh >= g.out[1]) continue;
-        if constexpr (Rows) {
+      if constexpr (Rows) {
+        _Pragma("unroll 3") for (int kh = 0; kh < m.win[1]; ++kh) {  // three rows' loads in flight together
+          const int oh = h + m.pad_l[1] - kh * m.dilation[1];
+          if (oh < 0 || oh >= g.out[1]) continue;
           constexpr int B = E + box_row_span - 1;
           const int ob = w + m.pad_l[2] - (m.win[2] - 1) * m.dilation[2], row = plane + oh * g.dy_s[1];
           const int dh = m.include_pad ? 0 : dd * m.valid_taps(1, oh);
@@ -338,19 +343,33 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
           };
           if (m.include_pad) add_row([&](int) { return m.inv_volume; });
           else add_row([&](int ow) { return m.weight_of(dh * m.valid_taps(2, ow)); });
-        } else {
-          for (int kw = 0; kw < m.win[2]; ++kw) {
-            const int ow = w + m.pad_l[2] - kw * m.dilation[2];
-            if (ow < 0 || ow >= g.out[2]) continue;
-            const float wt = m.include_pad ? m.inv_volume : m.weight_of(dd * m.valid_taps(1, oh) * m.valid_taps(2, ow));
-            const int o = plane + oh * g.dy_s[1] + ow * g.dy_s[2];
+        }
+      } else {
+        // The plane's (h, w) taps in blocks of box_tap_block: a block's loads are issued together,
+        // then summed in tap order (the profile of one load per tap, each used at once, showed every
+        // load waited for before the next was issued: 15.7 cycles per instruction, performance.md 14).
+        const int taps = m.win[1] * m.win[2];
+        int kh = 0, kw = 0;
+        for (int t0 = 0; t0 < taps; t0 += box_tap_block) {
+          float wt[box_tap_block];
+          T y[box_tap_block][E];  // as loaded (16-bit values convert when added)
+          TG_UNROLL for (int t = 0; t < box_tap_block; ++t) {
+            const int oh = h + m.pad_l[1] - kh * m.dilation[1], ow = w + m.pad_l[2] - kw * m.dilation[2];
+            const bool in = t0 + t < taps && oh >= 0 && oh < g.out[1] && ow >= 0 && ow < g.out[2];
+            wt[t] = !in ? 0.0f : m.include_pad ? m.inv_volume : m.weight_of(dd * m.valid_taps(1, oh) * m.valid_taps(2, ow));
+            const int o = in ? plane + oh * g.dy_s[1] + ow * g.dy_s[2] : -1;
             if constexpr (E == 1) {
-              s[0] += arch::cvt_to_float(dy[o]) * wt;
+              y[t][0] = o >= 0 ? dy[o] : arch::cvt_from_float<T>(0.0f);
             } else {
-              const auto y = gpu_fast::load_pack<T, E>(dy + o);
-              TG_UNROLL for (int e = 0; e < E; ++e) s[e] += arch::cvt_to_float(y.v[e]) * wt;
+              gpu_fast::pack<T, E> pk;
+              if (o >= 0) pk = gpu_fast::load_pack<T, E>(dy + o);
+              else TG_UNROLL for (int e = 0; e < E; ++e) pk.v[e] = arch::cvt_from_float<T>(0.0f);
+              TG_UNROLL for (int e = 0; e < E; ++e) y[t][e] = pk.v[e];
             }
+            if (++kw == m.win[2]) { kw = 0; ++kh; }
           }
+          TG_UNROLL for (int t = 0; t < box_tap_block; ++t)
+            if (wt[t] != 0.0f) TG_UNROLL for (int e = 0; e < E; ++e) s[e] += arch::cvt_to_float(y[t][e]) * wt[t];
         }
       }
     }
