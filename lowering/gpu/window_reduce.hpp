@@ -282,11 +282,11 @@ __global__ void gather_rows_kernel(fast_geometry<ND> g, col2im<ND> c2, const T* 
 // values its outputs' windows cover once, scaled by their windows' weights, and adds them by the
 // tap mask along w (register indices fixed at compile time; ring and window width at most 3).
 constexpr int box_row_span = 3, box_row_ring = 3;  // (4 and 4: 100 registers in fp16, 2 blocks per SM)
-// (h, w) taps of the channels-last box sum whose loads are in flight together (9: a 3x3 window at once).
-#if !defined(TG_BOX_TAP_BLOCK)
-#define TG_BOX_TAP_BLOCK 9
-#endif
-constexpr int box_tap_block = TG_BOX_TAP_BLOCK;
+// (h, w) taps of the channels-last box sum whose loads are issued together, measured per element size
+// on the H100 (performance.md 14, 1 / 3 / 5 / 9 taps): fp32 0.087 / 0.094 / 0.101 / 0.111 ms, fp16
+// 0.096 / 0.088 / 0.089 / 0.108 (more taps in flight cost registers, hence resident warps).
+template <class T>
+inline constexpr int box_tap_block = sizeof(T) >= 4 ? 1 : 3;
 struct box_plan {
   int cols, chunk, chunks, ring;
   bool cl;         // channels fastest across threads (else w)
@@ -325,7 +325,7 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
     if (p >= 0 && p < g.out[0]) {
       const int dd = m.include_pad ? 0 : m.valid_taps(0, p), plane = dy_base + p * g.dy_s[0];
       if constexpr (Rows) {
-        _Pragma("unroll 3") for (int kh = 0; kh < m.win[1]; ++kh) {  // three rows' loads in flight together
+        for (int kh = 0; kh < m.win[1]; ++kh) {
           const int oh = h + m.pad_l[1] - kh * m.dilation[1];
           if (oh < 0 || oh >= g.out[1]) continue;
           constexpr int B = E + box_row_span - 1;
@@ -345,15 +345,15 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
           else add_row([&](int ow) { return m.weight_of(dh * m.valid_taps(2, ow)); });
         }
       } else {
-        // The plane's (h, w) taps in blocks of box_tap_block: a block's loads are issued together,
+        // The plane's (h, w) taps in blocks of box_tap_block<T>: a block's loads are issued together,
         // then summed in tap order (the profile of one load per tap, each used at once, showed every
         // load waited for before the next was issued: 15.7 cycles per instruction, performance.md 14).
         const int taps = m.win[1] * m.win[2];
         int kh = 0, kw = 0;
-        for (int t0 = 0; t0 < taps; t0 += box_tap_block) {
-          float wt[box_tap_block];
-          T y[box_tap_block][E];  // as loaded (16-bit values convert when added)
-          TG_UNROLL for (int t = 0; t < box_tap_block; ++t) {
+        for (int t0 = 0; t0 < taps; t0 += box_tap_block<T>) {
+          float wt[box_tap_block<T>];
+          T y[box_tap_block<T>][E];  // as loaded (16-bit values convert when added)
+          TG_UNROLL for (int t = 0; t < box_tap_block<T>; ++t) {
             const int oh = h + m.pad_l[1] - kh * m.dilation[1], ow = w + m.pad_l[2] - kw * m.dilation[2];
             const bool in = t0 + t < taps && oh >= 0 && oh < g.out[1] && ow >= 0 && ow < g.out[2];
             wt[t] = !in ? 0.0f : m.include_pad ? m.inv_volume : m.weight_of(dd * m.valid_taps(1, oh) * m.valid_taps(2, ow));
@@ -368,7 +368,7 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
             }
             if (++kw == m.win[2]) { kw = 0; ++kh; }
           }
-          TG_UNROLL for (int t = 0; t < box_tap_block; ++t)
+          TG_UNROLL for (int t = 0; t < box_tap_block<T>; ++t)
             if (wt[t] != 0.0f) TG_UNROLL for (int e = 0; e < E; ++e) s[e] += arch::cvt_to_float(y[t][e]) * wt[t];
         }
       }
