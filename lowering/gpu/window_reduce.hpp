@@ -282,11 +282,16 @@ __global__ void gather_rows_kernel(fast_geometry<ND> g, col2im<ND> c2, const T* 
 // values its outputs' windows cover once, scaled by their windows' weights, and adds them by the
 // tap mask along w (register indices fixed at compile time; ring and window width at most 3).
 constexpr int box_row_span = 3, box_row_ring = 3;  // (4 and 4: 100 registers in fp16, 2 blocks per SM)
-// (h, w) taps of the channels-last box sum whose loads are issued together, measured per element size
-// on the H100 (performance.md 14, 1 / 3 / 5 / 9 taps): fp32 0.087 / 0.094 / 0.101 / 0.111 ms, fp16
-// 0.096 / 0.088 / 0.089 / 0.108 (more taps in flight cost registers, hence resident warps).
+// (h, w) taps of the 32-bit box sum's plane whose loads are issued together, measured on the H100
+// (performance.md 14, 1 / 3 / 5 / 9 taps: fp32 NDHWC 0.087 / 0.094 / 0.101 / 0.111 ms; more loads in
+// flight cost registers, hence resident warps). The flat walk over the taps (no row test, one load
+// per tap) measured faster than session 8's row loop for fp32 (0.106 -> 0.081 ms on the H200) and
+// slower for 16-bit types, which keep the row loop. TG_BOX_TAP_BLOCK: the knob for such trials.
+#if !defined(TG_BOX_TAP_BLOCK)
+#define TG_BOX_TAP_BLOCK 1
+#endif
 template <class T>
-inline constexpr int box_tap_block = sizeof(T) >= 4 ? 1 : 3;
+inline constexpr int box_tap_block = TG_BOX_TAP_BLOCK;
 struct box_plan {
   int cols, chunk, chunks, ring;
   bool cl;         // channels fastest across threads (else w)
@@ -343,6 +348,25 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
           };
           if (m.include_pad) add_row([&](int) { return m.inv_volume; });
           else add_row([&](int ow) { return m.weight_of(dh * m.valid_taps(2, ow)); });
+        }
+      } else if constexpr (sizeof(T) < 4) {
+        // 16-bit: taps row by row, each load used at once (session 8's loop: measured faster for
+        // 16-bit types than any block of taps below, performance.md 14).
+        for (int kh = 0; kh < m.win[1]; ++kh) {
+          const int oh = h + m.pad_l[1] - kh * m.dilation[1];
+          if (oh < 0 || oh >= g.out[1]) continue;
+          for (int kw = 0; kw < m.win[2]; ++kw) {
+            const int ow = w + m.pad_l[2] - kw * m.dilation[2];
+            if (ow < 0 || ow >= g.out[2]) continue;
+            const float wt = m.include_pad ? m.inv_volume : m.weight_of(dd * m.valid_taps(1, oh) * m.valid_taps(2, ow));
+            const int o = plane + oh * g.dy_s[1] + ow * g.dy_s[2];
+            if constexpr (E == 1) {
+              s[0] += arch::cvt_to_float(dy[o]) * wt;
+            } else {
+              const auto y = gpu_fast::load_pack<T, E>(dy + o);
+              TG_UNROLL for (int e = 0; e < E; ++e) s[e] += arch::cvt_to_float(y.v[e]) * wt;
+            }
+          }
         }
       } else {
         // The plane's (h, w) taps in blocks of box_tap_block<T>: a block's loads are issued together,
