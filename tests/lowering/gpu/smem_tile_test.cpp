@@ -94,4 +94,30 @@ TEST(SmemTile, WgmmaDescriptors) {
   EXPECT_EQ(f.sbo, 256u);
   EXPECT_EQ(f.swizzle, 3u);
 }
+
+// The GEMM adds a sub-tile's offset to its tile's descriptor (one add per wgmma): equal to the
+// descriptor built from the sub-tile's address for every stage the shared memory can hold, i.e. the
+// 14-bit address field never carries into the next one. Whole domains: every 1024-byte-aligned tile
+// start whose tile ends below 228 KB, every (r0, k0) sub-tile of both orientations.
+template <index_t Rows, index_t BK, bool RowsFast>
+void check_desc_sum() {
+  using tg::half_t;
+  constexpr std::uint32_t tile_bytes = Rows * BK * sizeof(half_t), smem_max = 228 * 1024;
+  const auto tile_desc = [](std::uint32_t a) { return tg::gpu_gemm::wgmma_tile_desc<Rows, BK, half_t, RowsFast>(a); };
+  for (std::uint32_t base = 0; base + tile_bytes <= smem_max; base += 1024)
+    for (index_t r0 = 0; r0 < Rows; r0 += RowsFast ? 64 : 8)
+      for (index_t k0 = 0; k0 < BK; k0 += 16) {
+        const std::uint64_t sum = tile_desc(base) + tg::gpu_gemm::wgmma_sub_offset<Rows, BK, half_t, RowsFast>(r0, k0);
+        const auto off = static_cast<std::uint32_t>(RowsFast ? canonical_byte<BK, Rows, half_t>(k0, r0) : canonical_byte<Rows, BK, half_t>(r0, k0));
+        ASSERT_EQ(sum, tile_desc(base + off)) << "base " << base << " r0 " << r0 << " k0 " << k0;
+      }
+}
+
+TEST(SmemTile, WgmmaDescriptorPlusOffsetIsTheSubTilesDescriptor) {
+  check_desc_sum<128, 64, false>();
+  check_desc_sum<128, 32, false>();
+  check_desc_sum<64, 16, false>();
+  check_desc_sum<128, 64, true>();
+  check_desc_sum<128, 32, true>();
+}
 }  // namespace
