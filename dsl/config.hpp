@@ -16,10 +16,14 @@
 #endif
 
 // Loops over small register arrays must unroll, or the arrays are placed in local memory.
+// TG_UNROLL_BY(n): n iterations at a time (n a literal or a macro that expands to one).
+#define TG_PRAGMA(x) _Pragma(#x)
 #if defined(__CUDACC__) || defined(__HIP__)
 #define TG_UNROLL _Pragma("unroll")
+#define TG_UNROLL_BY(n) TG_PRAGMA(unroll n)
 #else
 #define TG_UNROLL
+#define TG_UNROLL_BY(n)
 #endif
 
 // Everything in dsl/ is a constexpr host/device function.

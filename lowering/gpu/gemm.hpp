@@ -118,8 +118,6 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
 #if !defined(TG_FILL_UNROLL)
 #define TG_FILL_UNROLL 8
 #endif
-#define TG_PRAGMA(x) _Pragma(#x)
-#define TG_UNROLL_BY(n) TG_PRAGMA(unroll n)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__HIP__)
 #define TG_FILL_PASSES TG_UNROLL_BY(TG_FILL_UNROLL)
 #else
@@ -598,9 +596,10 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   constexpr int R = plan::ring > 0 ? plan::ring : 1, RT = plan::kt_ring > 0 ? plan::kt_ring : 1;
   TA* const a_kts = reinterpret_cast<TA*>(smem + plan::a_kts);
   TB* const b_kts = reinterpret_cast<TB*>(smem + plan::b_kts);
+  // Ring slots in 32 bits: u < the chunk's k-tiles (a 64-bit u % 3 cost ~12 instructions per k-tile).
+  const auto slot_of = [](index_t u, int ring) { return static_cast<int>(static_cast<unsigned>(u) % static_cast<unsigned>(ring)); };
   auto fill_tile = [&](index_t u) {
-    const unsigned ui = static_cast<unsigned>(u);  // 32-bit: u < the chunk's k-tiles (a 64-bit u % 3 cost ~12 instructions per k-tile)
-    const int st = static_cast<int>(ui % S), slot = static_cast<int>(ui % R), ts = static_cast<int>(ui % RT);
+    const int st = slot_of(u, S), slot = slot_of(u, R), ts = slot_of(u, RT);
     const EA* const ka = Policy::entry_ring ? a_ring + slot * BK : a_ks + (kt0 + u) * BK;
     const EB* const kb = Policy::entry_ring ? b_ring + slot * BK : b_ks + (kt0 + u) * BK;
     // The prologue's S-1 fills read their summaries from global memory: waiting for a ring copy there
@@ -748,12 +747,12 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     if constexpr (wg) arch::fence_proxy_async_shared();  // this thread's tile writes, before wgmma reads them
 #endif
     __syncthreads();
-    if constexpr (wg_async) compute(static_cast<int>(static_cast<unsigned>(i) % S));
+    if constexpr (wg_async) compute(slot_of(i, S));
     if (i + D < nk) fill_tile(i + D);
     if (i + 2 * D < nk) fetch_entries(i + 2 * D);
     arch::async_commit();
     if constexpr (wg_async) wgmma_done.template operator()<1>();
-    else compute(static_cast<int>(static_cast<unsigned>(i) % S));
+    else compute(slot_of(i, S));
   }
   if constexpr (wg_async) wgmma_done.template operator()<0>();
   arch::async_wait<0>();

@@ -282,16 +282,6 @@ __global__ void gather_rows_kernel(fast_geometry<ND> g, col2im<ND> c2, const T* 
 // values its outputs' windows cover once, scaled by their windows' weights, and adds them by the
 // tap mask along w (register indices fixed at compile time; ring and window width at most 3).
 constexpr int box_row_span = 3, box_row_ring = 3;  // (4 and 4: 100 registers in fp16, 2 blocks per SM)
-// (h, w) taps of the 32-bit box sum's plane whose loads are issued together, measured on the H100
-// (performance.md 14, 1 / 3 / 5 / 9 taps: fp32 NDHWC 0.087 / 0.094 / 0.101 / 0.111 ms; more loads in
-// flight cost registers, hence resident warps). The flat walk over the taps (no row test, one load
-// per tap) measured faster than session 8's row loop for fp32 (0.106 -> 0.081 ms on the H200) and
-// slower for 16-bit types, which keep the row loop. TG_BOX_TAP_BLOCK: the knob for such trials.
-#if !defined(TG_BOX_TAP_BLOCK)
-#define TG_BOX_TAP_BLOCK 1
-#endif
-template <class T>
-inline constexpr int box_tap_block = TG_BOX_TAP_BLOCK;
 struct box_plan {
   int cols, chunk, chunks, ring;
   bool cl;         // channels fastest across threads (else w)
@@ -349,51 +339,41 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
           if (m.include_pad) add_row([&](int) { return m.inv_volume; });
           else add_row([&](int ow) { return m.weight_of(dh * m.valid_taps(2, ow)); });
         }
-      } else if constexpr (sizeof(T) < 4) {
-        // 16-bit: taps row by row, each load used at once (session 8's loop: measured faster for
-        // 16-bit types than any block of taps below, performance.md 14).
-        for (int kh = 0; kh < m.win[1]; ++kh) {
-          const int oh = h + m.pad_l[1] - kh * m.dilation[1];
-          if (oh < 0 || oh >= g.out[1]) continue;
-          for (int kw = 0; kw < m.win[2]; ++kw) {
-            const int ow = w + m.pad_l[2] - kw * m.dilation[2];
-            if (ow < 0 || ow >= g.out[2]) continue;
-            const float wt = m.include_pad ? m.inv_volume : m.weight_of(dd * m.valid_taps(1, oh) * m.valid_taps(2, ow));
-            const int o = plane + oh * g.dy_s[1] + ow * g.dy_s[2];
-            if constexpr (E == 1) {
-              s[0] += arch::cvt_to_float(dy[o]) * wt;
-            } else {
-              const auto y = gpu_fast::load_pack<T, E>(dy + o);
-              TG_UNROLL for (int e = 0; e < E; ++e) s[e] += arch::cvt_to_float(y.v[e]) * wt;
-            }
-          }
-        }
       } else {
-        // The plane's (h, w) taps in blocks of box_tap_block<T>: a block's loads are issued together,
-        // then summed in tap order (the profile of one load per tap, each used at once, showed every
-        // load waited for before the next was issued: 15.7 cycles per instruction, performance.md 14).
-        const int taps = m.win[1] * m.win[2];
-        int kh = 0, kw = 0;
-        for (int t0 = 0; t0 < taps; t0 += box_tap_block<T>) {
-          float wt[box_tap_block<T>];
-          T y[box_tap_block<T>][E];  // as loaded (16-bit values convert when added)
-          TG_UNROLL for (int t = 0; t < box_tap_block<T>; ++t) {
-            const int oh = h + m.pad_l[1] - kh * m.dilation[1], ow = w + m.pad_l[2] - kw * m.dilation[2];
-            const bool in = t0 + t < taps && oh >= 0 && oh < g.out[1] && ow >= 0 && ow < g.out[2];
-            wt[t] = !in ? 0.0f : m.include_pad ? m.inv_volume : m.weight_of(dd * m.valid_taps(1, oh) * m.valid_taps(2, ow));
-            const int o = in ? plane + oh * g.dy_s[1] + ow * g.dy_s[2] : -1;
-            if constexpr (E == 1) {
-              y[t][0] = o >= 0 ? dy[o] : arch::cvt_from_float<T>(0.0f);
-            } else {
-              gpu_fast::pack<T, E> pk;
-              if (o >= 0) pk = gpu_fast::load_pack<T, E>(dy + o);
-              else TG_UNROLL for (int e = 0; e < E; ++e) pk.v[e] = arch::cvt_from_float<T>(0.0f);
-              TG_UNROLL for (int e = 0; e < E; ++e) y[t][e] = pk.v[e];
-            }
-            if (++kw == m.win[2]) { kw = 0; ++kh; }
+        // Tap (oh, ow) of the plane, inside dy: its weighted values into s.
+        const auto add_tap = [&](int oh, int ow) {
+          const float wt = m.include_pad ? m.inv_volume : m.weight_of(dd * m.valid_taps(1, oh) * m.valid_taps(2, ow));
+          const int o = plane + oh * g.dy_s[1] + ow * g.dy_s[2];
+          if constexpr (E == 1) {
+            s[0] += arch::cvt_to_float(dy[o]) * wt;
+          } else {
+            const auto y = gpu_fast::load_pack<T, E>(dy + o);
+            TG_UNROLL for (int e = 0; e < E; ++e) s[e] += arch::cvt_to_float(y.v[e]) * wt;
           }
-          TG_UNROLL for (int t = 0; t < box_tap_block<T>; ++t)
-            if (wt[t] != 0.0f) TG_UNROLL for (int e = 0; e < E; ++e) s[e] += arch::cvt_to_float(y[t][e]) * wt[t];
+        };
+        if constexpr (sizeof(T) < 4) {
+          // 16-bit: taps row by row, each load used at once (session 8's loop: measured faster for
+          // 16-bit types than the flat walk or blocks of taps in flight, performance.md 14).
+          for (int kh = 0; kh < m.win[1]; ++kh) {
+            const int oh = h + m.pad_l[1] - kh * m.dilation[1];
+            if (oh < 0 || oh >= g.out[1]) continue;
+            for (int kw = 0; kw < m.win[2]; ++kw) {
+              const int ow = w + m.pad_l[2] - kw * m.dilation[2];
+              if (ow < 0 || ow >= g.out[2]) continue;
+              add_tap(oh, ow);
+            }
+          }
+        } else {
+          // 32-bit: one flat walk over the plane's (h, w) taps, a test per tap (measured faster for fp32
+          // than the row loop, 0.106 -> 0.081 ms on the H200, and than blocks of 3 to 9 taps'
+          // loads issued together, which cost registers and resident warps: performance.md 14).
+          const int taps = m.win[1] * m.win[2];
+          for (int t = 0, kh = 0, kw = 0; t < taps; ++t) {
+            const int oh = h + m.pad_l[1] - kh * m.dilation[1], ow = w + m.pad_l[2] - kw * m.dilation[2];
+            if (++kw == m.win[2]) { kw = 0; ++kh; }
+            if (oh < 0 || oh >= g.out[1] || ow < 0 || ow >= g.out[2]) continue;
+            add_tap(oh, ow);
+          }
         }
       }
     }
