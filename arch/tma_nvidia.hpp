@@ -49,10 +49,11 @@ inline tensor_map encode_tma(const tma_box& b, const void* data, tma_elem e) {
   return m;
 }
 
-// Loads the box at coordinates c (axis 0 first, rank entries used) into shared memory at dst (1024-byte
+// Loads the box at coordinates c0.. (axis 0 first, rank of them used) into shared memory at dst (1024-byte
 // aligned for the 128-byte swizzle), counting its bytes on barrier `bar`.
-__device__ inline void tma_load(void* dst, const tensor_map* map, std::uint64_t* bar, int rank, const int (&c)[tma_box::max_rank]) {
+__device__ inline void tma_load(void* dst, const tensor_map* map, std::uint64_t* bar, int rank, int c0, int c1, int c2, int c3, int c4) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const int c[tma_box::max_rank] = {c0, c1, c2, c3, c4};
   const std::uint32_t d = smem_addr(dst), m = smem_addr(bar);
   const auto g = reinterpret_cast<std::uint64_t>(map);
   switch (rank) {

@@ -16,7 +16,7 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
   std::string why = "HIP build";
 #if defined(__CUDACC__) && !defined(__HIP__)
   if (tma_gemm::run(be, batch, ep, pol, why)) {
-    report_gemm_path("tma_gemm 128x128x64, 5 stages, warp-specialized, persistent");
+    report_gemm_path(why);
     return;
   }
 #endif

@@ -173,16 +173,16 @@ class_plan plan_class(const Views& v) {
   }
 }
 
-// Whether C's tile columns go out in 16-byte runs: the N tile's smem-fastest digit spans 8 or more
-// and is contiguous in C, every other offset part is a multiple of 8 elements, and C is aligned.
+// Whether C's tile columns are runs of C (the epilogue's paired stores): the N tile spans one digit, 8
+// or more of it, contiguous in C; every other offset part is a multiple of 16 bytes, and C is aligned.
 template <class E>
 bool c_columns_vector(const class_plan& p, const void* c) {
   if (reinterpret_cast<std::uintptr_t>(c) % 16 != 0) return false;
   constexpr long long V = 16 / sizeof(E);
-  int fast = -1;
+  int fast = -1, spanned = 0;
   for (int q = 0; q < nd; ++q)
-    if (p.n.ext[q] > 1 && p.n.shift[q] == 0) fast = q;
-  if (fast < 0 || p.n.ext[fast] < V || p.c_n[fast] != 1) return false;
+    if (p.n.ext[q] > 1) fast = q, ++spanned;
+  if (spanned != 1 || p.n.ext[fast] < V || p.c_n[fast] != 1) return false;
   bool ok = p.c_off0 % V == 0 && p.c_g % V == 0;
   for (int q = 0; q < nd; ++q) ok = ok && p.c_m[q] % V == 0 && (q == fast || p.c_n[q] % V == 0);
   return ok;

@@ -1,10 +1,11 @@
-// The epilogue of a consumer warpgroup: its 64 x BN accumulators go to C through a staging tile in
-// shared memory, so that C is written in 16-byte runs (or to the fp32 split-K workspace, element by
-// element, when the reduction is split). A row's C offset comes from its digits (the M tile's
-// extents in smem order, params.hpp); rows and columns past the GEMM's edge are not written.
+// The epilogue of a consumer warpgroup: its accumulators go straight from registers to C (or to the
+// fp32 split-K workspace when the reduction is split). Each thread holds, per m64 block, two rows and
+// pairs of adjacent columns (wgmma's accumulator layout): it works out its rows' C offsets from their
+// digits once (params.hpp), and where C's tile columns are contiguous (c_vectors) a pair is one
+// 4-byte store at the row's offset plus the column; rows and columns past the GEMM's edge are not
+// written. No shared memory: the stage ring keeps all of it, and the next tile's copies run meanwhile.
 #pragma once
 #include "arch/convert.hpp"
-#include "arch/mbarrier_nvidia.hpp"
 #include "lowering/gpu/tma_gemm/params.hpp"
 #include "lowering/gpu/tma_gemm/smem.hpp"
 
@@ -24,52 +25,63 @@ __device__ inline bool local_digits(const digits& d, const int (&corner)[nd], in
   return ok;
 }
 
+template <class E>
+__device__ inline void store_pair(E* p, float x, float y, bool both) {
+  if (both) {
+    struct alignas(4) two { E a, b; };
+    *reinterpret_cast<two*>(p) = two{arch::cvt_from_float<E>(x), arch::cvt_from_float<E>(y)};
+  } else {
+    p[0] = arch::cvt_from_float<E>(x);
+  }
+}
+
 template <class E, class P>
-__device__ inline void epilogue(const args& a, const gemm_class& c, const unit& w, const float (&acc)[P::BN / 8][4], const smem<E, P>& s, int wg) {
-  const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
-  long long* rows = s.rows(wg);
+__device__ inline void epilogue(const args& a, const gemm_class& c, const unit& w, const float (&acc)[P::row_blocks][P::BN / 8][4], int wg) {
+  const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32, quad = lane % 4;
   int cm[nd], cn[nd];
   corner(c.m, w.tm, cm);
   corner(c.n, w.tn, cn);
-  if (t < 64) {
-    long long off, m;
-    const bool ok = local_digits(c.m, cm, 64 * wg + t, c.c_m, c.ws_m, off, m);
-    rows[t] = ok ? c.c_off0 + c.c_g * w.g + off : -1;
-    rows[64 + t] = m;
+  // This thread's rows: block b, half h -> tile row wg * BM/2 + 64 b + 16 warp + lane/4 + 8 h.
+  long long row_off[P::row_blocks][2], row_m[P::row_blocks][2];
+  bool row_ok[P::row_blocks][2];
+  TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h) {
+    const int r = wg * (P::BM / 2) + 64 * b + 16 * warp + lane / 4 + 8 * h;
+    row_ok[b][h] = local_digits(c.m, cm, r, c.c_m, c.ws_m, row_off[b][h], row_m[b][h]);
+    row_off[b][h] += c.c_off0 + c.c_g * w.g;
   }
-  arch::named_barrier_sync(1 + wg, 128);
   if (a.splits > 1) {  // fp32 partial sums, [split][G][M][N]
-    TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int e = 0; e < 4; ++e) {
-      const int row = warp * 16 + lane / 4 + 8 * (e / 2), col = 8 * j + 2 * (lane % 4) + e % 2;
+    float* ws = a.ws + (w.split * c.groups + w.g) * c.M * c.N;
+    TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int e = 0; e < 2; ++e) {
       long long coff, n;
-      if (rows[row] < 0 || !local_digits(c.n, cn, col, c.c_n, c.ws_n, coff, n)) continue;
-      a.ws[((w.split * c.groups + w.g) * c.M + rows[64 + row]) * c.N + n] = acc[j][e];
+      if (!local_digits(c.n, cn, 8 * j + 2 * quad + e, c.c_n, c.ws_n, coff, n)) continue;
+      TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h)
+        if (row_ok[b][h]) ws[row_m[b][h] * c.N + n] = acc[b][j][2 * h + e];
     }
-  } else {
-    E* st = s.staging(wg);
-    TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int h = 0; h < 2; ++h) {
-      const int row = warp * 16 + lane / 4 + 8 * h, col = 8 * j + 2 * (lane % 4);
-      st[row * P::staging_pitch + col] = arch::cvt_from_float<E>(a.alpha * acc[j][2 * h]);
-      st[row * P::staging_pitch + col + 1] = arch::cvt_from_float<E>(a.alpha * acc[j][2 * h + 1]);
-    }
-    arch::named_barrier_sync(1 + wg, 128);
-    E* out = static_cast<E*>(a.c);
-    constexpr int chunks = P::BN / 8;
-    for (int q = t; q < 64 * chunks; q += 128) {
-      const int row = q / chunks, col = q % chunks * 8;
-      const long long ro = rows[row];
-      if (ro < 0) continue;
-      long long c0, n;
-      const bool first = local_digits(c.n, cn, col, c.c_n, c.ws_n, c0, n);
-      long long c7;
-      if (a.c_vectors && first && local_digits(c.n, cn, col + 7, c.c_n, c.ws_n, c7, n)) {
-        *reinterpret_cast<uint4*>(out + ro + c0) = *reinterpret_cast<const uint4*>(st + row * P::staging_pitch + col);
-        continue;
-      }
-      for (int e = 0; e < 8; ++e)
-        if (local_digits(c.n, cn, col + e, c.c_n, c.ws_n, c0, n)) out[ro + c0] = st[row * P::staging_pitch + col + e];
-    }
+    return;
   }
-  arch::named_barrier_sync(1 + wg, 128);  // the staging tile and row table are free for the next unit
+  E* out = static_cast<E*>(a.c);
+  if (a.c_vectors) {  // one spanned column digit, contiguous in C: column i is col0 + i
+    long long col0 = 0;
+    int fast = 0;
+    TG_UNROLL for (int p = 0; p < nd; ++p) {
+      col0 += c.c_n[p] * cn[p];
+      if (c.n.ext[p] > 1) fast = p;
+    }
+    int left = 0;  // columns of this tile inside N
+    TG_UNROLL for (int p = 0; p < nd; ++p) if (p == fast) left = c.n.len[p] - cn[p];
+    TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) {
+      const int col = 8 * j + 2 * quad;
+      if (col >= left) continue;
+      TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h)
+        if (row_ok[b][h]) store_pair(out + row_off[b][h] + col0 + col, a.alpha * acc[b][j][2 * h], a.alpha * acc[b][j][2 * h + 1], col + 1 < left);
+    }
+    return;
+  }
+  TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int e = 0; e < 2; ++e) {
+    long long coff, n;
+    if (!local_digits(c.n, cn, 8 * j + 2 * quad + e, c.c_n, c.ws_n, coff, n)) continue;
+    TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h)
+      if (row_ok[b][h]) out[row_off[b][h] + coff] = arch::cvt_from_float<E>(a.alpha * acc[b][j][2 * h + e]);
+  }
 }
 }  // namespace tg::tma_gemm

@@ -40,9 +40,9 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
       const gemm_class& c = a.cls[w.cls];
       long long kb, ke;
       k_range(a, c, w.split, kb, ke);
-      float acc[P::BN / 8][4];
+      float acc[P::row_blocks][P::BN / 8][4];
       consume_tile<E, P, AMn, BMn>(s, r, kb, ke, wg - 1, acc);
-      epilogue<E, P>(a, c, w, acc, s, wg - 1);
+      epilogue<E, P>(a, c, w, acc, wg - 1);
     }
   }
 #elif defined(__CUDA_ARCH__)

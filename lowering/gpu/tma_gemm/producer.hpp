@@ -18,12 +18,11 @@ __device__ inline void box_corner(const operand& o, long long g, const int (&row
 }
 
 template <class E, class P>
-__device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* full, int (&x)[rank]) {
+__device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* full, const int (&x)[rank]) {
   constexpr int box_elems = boxes::swizzle_elems * boxes::swizzle_elems;  // an MN-major box: 64 k x 64 rows
-  for (int i = 0; i < o.boxes; ++i) {
-    arch::tma_load(dst + i * box_elems, &o.map, full, o.rank, x);
-    x[0] += boxes::swizzle_elems;
-  }
+  constexpr int most = (P::BM > P::BN ? P::BM : P::BN) / boxes::swizzle_elems;
+  TG_UNROLL for (int i = 0; i < most; ++i)
+    if (i < o.boxes) arch::tma_load(dst + i * box_elems, &o.map, full, o.rank, x[0] + i * boxes::swizzle_elems, x[1], x[2], x[3], x[4]);
 }
 
 template <class E, class P>

@@ -25,7 +25,7 @@ using tg::index_t;
 using tg::multi_index;
 
 namespace {
-constexpr int BM = 128, BN = 128, BK = tg::boxes::swizzle_elems;
+constexpr int BK = tg::boxes::swizzle_elems;
 
 // The element the TMA brings at linear box position `l` (axis 0 fastest) of a box at coordinates x.
 float tma_element(const tg::arch::tma_box& b, const float* data, const int (&x)[tg::boxes::max_rank], int l) {
@@ -80,7 +80,7 @@ std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, inde
 }
 
 // Every element of every tile of the plan against the views.
-template <class Views>
+template <int BM, int BN, class Views>
 void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   ASSERT_TRUE(p.ok) << p.why;
   const index_t G = p.groups;
@@ -138,6 +138,23 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   if (p.has_k) EXPECT_GT(checked, 0);
 }
 
+// Plans v for each tile shape of the table (plan.hpp) and checks every plan; true if any exists.
+template <class Views>
+bool check_tiles(const Views& v, bool expect) {
+  bool any = false;
+  auto one = [&](auto bm, auto bn) {
+    constexpr int BM = decltype(bm)::value, BN = decltype(bn)::value;
+    SCOPED_TRACE(::testing::Message() << "tile " << BM << "x" << BN);
+    const auto p = tg::tma_gemm::plan_class<BM, BN>(v);
+    if (p.ok) check_plan<BM, BN>(v, p), any = true;
+    else if (expect && BM == 128 && BN == 128) ADD_FAILURE() << "no plan: " << p.why;
+  };
+  one(std::integral_constant<int, 128>{}, std::integral_constant<int, 128>{});
+  one(std::integral_constant<int, 256>{}, std::integral_constant<int, 128>{});
+  one(std::integral_constant<int, 256>{}, std::integral_constant<int, 64>{});
+  return any;
+}
+
 std::vector<float> random_data(std::size_t n, std::mt19937& rng) {
   std::uniform_real_distribution<float> d(1.0f, 2.0f);  // never zero: a zero read is padding
   std::vector<float> v(n);
@@ -167,9 +184,7 @@ void check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool chan
       SCOPED_TRACE(::testing::Message() << "backward data, class " << t);
       const auto v = batch.views(t);
       if (v.m() == 0 || v.n() == 0) continue;
-      const auto p = tg::tma_gemm::plan_class<BM, BN>(v);
-      if (p.ok) check_plan(v, p), ++planned;
-      else if (expect_plans) ADD_FAILURE() << "no plan: " << p.why;
+      planned += check_tiles(v, expect_plans);
     }
   }
   {  // backward weight
@@ -178,9 +193,7 @@ void check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool chan
     const auto b = tg::make_view(x.data(), tg::im2col_t<ND>(xd, geo));
     const auto c = tg::make_view(out.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{}));
     const auto v = tg::make_gemm_views(a, b, c);
-    const auto p = tg::tma_gemm::plan_class<BM, BN>(v);
-    if (p.ok) check_plan(v, p), ++planned;
-    else if (expect_plans) ADD_FAILURE() << "no plan: " << p.why;
+    planned += check_tiles(v, expect_plans);
   }
   {  // the forward convolution (docs/new-op.md): y = im2col(x) * w
     SCOPED_TRACE("forward");
@@ -188,9 +201,7 @@ void check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool chan
     const auto b = tg::make_view(w.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{}));
     const auto c = tg::make_view(out.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq_cat<tg::seq<1>, spatial>{}, tg::seq<2>{}));
     const auto v = tg::make_gemm_views(a, b, c);
-    const auto p = tg::tma_gemm::plan_class<BM, BN>(v);
-    if (p.ok) check_plan(v, p), ++planned;
-    else if (expect_plans) ADD_FAILURE() << "no plan: " << p.why;
+    planned += check_tiles(v, expect_plans);
   }
   if (channels_last && (ND < 3 || pr.G == 1)) EXPECT_GT(planned, 0);
 }
@@ -244,7 +255,7 @@ TEST(TmaPlan, SeedBackwardData) {
   const auto xd = p.x_desc<2>();
   const tg::ops::col2im_batch<2, const float, const float, float, decltype(yd), decltype(wd), decltype(xd)> batch{
       tg::col2im<2>(p.geometry<2>()), y.data(), w.data(), x.data(), yd, wd, xd};
-  const auto plan = tg::tma_gemm::plan_class<BM, BN>(batch.views(0));
+  const auto plan = tg::tma_gemm::plan_class<128, 128>(batch.views(0));
   ASSERT_TRUE(plan.ok) << plan.why;
   EXPECT_FALSE(plan.a_mn);
   EXPECT_TRUE(plan.b_mn);
