@@ -20,9 +20,10 @@ using tensor_map = CUtensorMap;
 // The 16-bit element types a map can carry (wgmma's operands here).
 enum class tma_elem { f16, bf16 };
 
-// Encodes box `b` over the tensor at `data` (elements of 2 bytes). Throws with the driver's code when
+// Encodes box `b` over the tensor at `data` (elements of 2 bytes), L2 filled from DRAM in pieces of
+// l2_promotion_bytes (256, 128 or 0: none). Throws with the driver's code when
 // the driver rejects it (the lowering checks the documented limits first, so this is a bug report).
-inline tensor_map encode_tma(const tma_box& b, const void* data, tma_elem e) {
+inline tensor_map encode_tma(const tma_box& b, const void* data, tma_elem e, int l2_promotion_bytes = 256) {
   static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult q{};
@@ -44,7 +45,11 @@ inline tensor_map encode_tma(const tma_box& b, const void* data, tma_elem e) {
   void* origin = const_cast<char*>(static_cast<const char*>(data) + b.base * esize);
   const CUresult r = encode(&m, e == tma_elem::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                             static_cast<cuuint32_t>(b.rank), origin, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                            CU_TENSOR_MAP_SWIZZLE_128B,
+                            l2_promotion_bytes >= 256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                            : l2_promotion_bytes >= 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                                         : CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) throw std::runtime_error("tilegrad: cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r)));
   return m;
 }

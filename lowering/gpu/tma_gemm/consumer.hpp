@@ -13,7 +13,7 @@ namespace tg::tma_gemm {
 // acc[b] (rows 64 b.. of this warpgroup's BM/2, all BN columns) = the sum over k-tiles [kb, ke) of A * B.
 template <class E, class P, bool AMn, bool BMn>
 __device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, long long kb, long long ke, int wg,
-                                    float (&acc)[P::row_blocks][P::BN / 8][4]) {
+                                    float (&acc)[P::row_blocks][P::BN / 8][4], bool release_early) {
   using namespace gpu_gemm;
   constexpr bool bf16 = std::is_same_v<E, bf16_t>;
   constexpr int block_bytes = 64 * P::BK * 2;  // an m64 block of A: a swizzled tile of its own, 8 KB on
@@ -33,6 +33,12 @@ __device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, lon
                                                   db + ob);
     }
     arch::wgmma_commit();
+    if (release_early) {  // the stage goes back a k-tile sooner; the other warpgroup's batch keeps the tensor cores busy
+      arch::wgmma_wait<0>();
+      arch::mbarrier_arrive(s.empty(r.stage));
+      r.advance();
+      continue;
+    }
     if (prev >= 0) {
       arch::wgmma_wait<1>();
       arch::mbarrier_arrive(s.empty(prev));
@@ -42,7 +48,7 @@ __device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, lon
   }
   arch::wgmma_wait<0>();
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) arch::wgmma_pin(acc[b]);
-  arch::mbarrier_arrive(s.empty(prev));
+  if (prev >= 0) arch::mbarrier_arrive(s.empty(prev));
 }
 #endif
 }  // namespace tg::tma_gemm

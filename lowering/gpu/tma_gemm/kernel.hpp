@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
       long long kb, ke;
       k_range(a, c, w.split, kb, ke);
       float acc[P::row_blocks][P::BN / 8][4];
-      consume_tile<E, P, AMn, BMn>(s, r, kb, ke, wg - 1, acc);
+      consume_tile<E, P, AMn, BMn>(s, r, kb, ke, wg - 1, acc, a.release_early);
       epilogue<E, P>(a, c, w, acc, wg - 1);
     }
   }

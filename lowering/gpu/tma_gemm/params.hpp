@@ -40,7 +40,8 @@ struct args {
   void* c = nullptr;
   float* ws = nullptr;           // [split][G][M][N] fp32 partial sums when splits > 1
   float alpha = 1.0f;
-  bool c_vectors = false;        // C's columns are contiguous and 16-byte aligned: 16-byte stores
+  bool c_vectors = false;        // C's columns are contiguous and aligned: paired stores
+  bool release_early = false;    // consumers wait for each k-tile's batch and free its stage at once
 };
 
 // A work unit: one (class, group, split, M tile, N tile), N tiles fastest so that neighbouring blocks
