@@ -197,7 +197,9 @@ void validate(const char* op, const char* tg_op, const Problem& p, Map&& param_o
   try {
     p.validate(tg_op);
   } catch (const ops::invalid_problem& e) {
-    value_error(op, param_of(e.parameter), e.what());
+    // Channels not divisible by the groups: the groups are what the caller chose.
+    const bool groups = std::string(e.what()).find("divisible by G") != std::string::npos;
+    value_error(op, groups ? std::string("groups") : param_of(e.parameter), e.what());
   }
 }
 bool starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
@@ -469,8 +471,9 @@ TORCH_LIBRARY(tilegrad, m) {
   m.def("conv_bwd_weight(Tensor grad_output, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor");
 }
 
-// One kernel for both device types: each call checks its tensors' device itself (a CUDA tensor in a build
-// without GPU support gets an error naming it rather than the dispatcher's "could not run").
+// One kernel for both device types: each call checks its tensors' device and layout itself (a CUDA tensor
+// in a build without GPU support, or a sparse tensor, gets an error naming it rather than the dispatcher's
+// "could not run").
 #define TG_REGISTER(KEY)                                               \
   TORCH_LIBRARY_IMPL(tilegrad, KEY, m) {                               \
     m.impl("maxpool2d_bwd", &tg::torch_ext::maxpool2d_bwd);            \
@@ -481,6 +484,8 @@ TORCH_LIBRARY(tilegrad, m) {
   }
 TG_REGISTER(CPU)
 TG_REGISTER(CUDA)
+TG_REGISTER(SparseCPU)
+TG_REGISTER(SparseCUDA)
 
 // Meta tensors (shapes without data: python/tilegrad/_fake.py) pass the autograd layer untouched, as CPU and
 // CUDA tensors do by PyTorch's own fallback (which older releases lack for Meta).
