@@ -24,7 +24,6 @@ set(TG_PACKAGE_GPU OFF)
 set(TG_PACKAGE_GPU_FILE "")
 if(TG_HAVE_NVIDIA AND TARGET tilegrad_nvidia)
   set(TG_PACKAGE_GPU ON)
-  set_target_properties(tilegrad_nvidia PROPERTIES POSITION_INDEPENDENT_CODE ON)  # usable in consumers' shared libraries too
   install(TARGETS tilegrad_nvidia ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   set(TG_PACKAGE_GPU_FILE ${CMAKE_STATIC_LIBRARY_PREFIX}tilegrad_nvidia${CMAKE_STATIC_LIBRARY_SUFFIX})
 endif()

@@ -24,6 +24,8 @@ def model():
 def test_compile(device, backend, last, gen):
     if not hasattr(torch, "compile"):
         pytest.skip(f"torch.compile needs torch >= 2.0 (this is {torch.__version__}); the GPU run has it")
+    if backend == "inductor" and device == "cpu":
+        pytest.skip("inductor on the CPU compiles C++ against Python's headers; the CUDA case runs inductor (Triton)")
     torch.manual_seed(int(torch.randint(0, 2**31, (1,), generator=gen)))
     fmt = torch.channels_last if last else torch.contiguous_format
     eager = model().to(device).to(memory_format=fmt)

@@ -29,6 +29,11 @@ def calls(gen, device, last):
     gy, _ = rand([2, 6, 5, 4], gen, torch.float32, device, last)
     yield ops.conv_bwd_data, (gy, wt, [2, 3, 9, 8], [2, 2], [1, 1, 1, 0], [1, 1], 3)
     yield ops.conv_bwd_weight, (gy, x, [6, 1, 3, 3], [2, 2], [1, 1, 1, 0], [1, 1], 3)
+    # One channel: tensors that are both contiguous and channels-last (the output's format is then a choice).
+    x1, _ = rand([2, 1, 9, 8], gen, torch.float16, device, last)
+    dy1, _ = rand([2, 1, 5, 4], gen, torch.float16, device, last)
+    yield ops.maxpool2d_bwd, (dy1, x1, [3, 3], [2, 2], [1, 1], [1, 1], False, None)
+    yield ops.conv_bwd_data, (dy1, torch.ones(1, 1, 3, 3, dtype=torch.float16, device=device), [2, 1, 9, 8], [2, 2], [1, 1], [1, 1], 1)
 
 
 def to_meta(a):
