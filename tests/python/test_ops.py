@@ -7,7 +7,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import DEVICES, DTYPES
+from conftest import CUDA_SKIP, DEVICES, DTYPES
 from support import assert_close, channels_last, check_format, rand
 
 ops = torch.ops.tilegrad
@@ -214,3 +214,31 @@ def test_empty_batch(device):
     dx, dgamma, dbeta = ops.groupnorm_bwd(x, x, torch.zeros(0, 2, device=device), torch.zeros(0, 2, device=device),
                                           torch.ones(4, device=device), 2)
     assert dx.shape == x.shape and bool((dgamma == 0).all()) and bool((dbeta == 0).all())
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(CUDA_SKIP is not None, reason=str(CUDA_SKIP))
+def test_current_stream(gen):
+    """The ops run on PyTorch's current stream: on a side stream held up by a sleeping kernel, the op must see the
+    inputs written after the sleep on that stream (run anywhere else, it would read the zeros before them)."""
+    x, x64 = rand([4, 8, 33, 31], gen, torch.float32, "cuda")
+    dy, dy64 = rand([4, 8, 17, 16], gen, torch.float32, "cuda")
+    w, w64 = rand([8, 8, 3, 3], gen, torch.float32, "cuda")
+    xs, dys, ws = torch.zeros_like(x), torch.zeros_like(dy), torch.zeros_like(w)
+    torch.cuda.synchronize()
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time before the inputs are written
+        xs.copy_(x), dys.copy_(dy), ws.copy_(w)
+        dx_pool = ops.maxpool2d_bwd(dys, xs, [3, 3], [2, 2], [1, 1], [1, 1], False, None)
+        dw = ops.conv_bwd_weight(dys, xs, [8, 8, 3, 3], [2, 2], [1, 1], [1, 1], 1)
+        dx_conv = ops.conv_bwd_data(dys, ws, list(xs.shape), [2, 2], [1, 1], [1, 1], 1)
+    side.synchronize()
+    x64.requires_grad_()
+    y64 = F.max_pool2d(x64, 3, 2, 1)
+    y64.backward(dy64)
+    assert torch.allclose(dx_pool.cpu().double(), x64.grad, rtol=1e-5, atol=1e-6)
+    dx_ref, dw_ref = conv_reference(x64, w64, dy64, [2, 2], [1, 1], [1, 1], [1, 1], 1)
+    scale_x, scale_w = conv_reference(x64.abs(), w64.abs(), dy64.abs(), [2, 2], [1, 1], [1, 1], [1, 1], 1)
+    assert_close("dw", dw, dw_ref, scale_w, torch.float32, "cuda", gemm=True)
+    assert_close("dx", dx_conv, dx_ref, scale_x, torch.float32, "cuda", gemm=True)
