@@ -137,9 +137,12 @@ def test_groupnorm_bwd(device, dtype, rank, last, case, gen, rng):
     c3 = c2 * m.abs() + (g * db_abs).sum(2, keepdim=True) * r / D
     dx_scale = (r * g * dyg.abs() + c2 * xg.abs() + c3).reshape(x64.shape)
     dgamma_scale = ((ds_abs + db_abs * m.abs()) * r).sum(0).reshape(C)
-    assert_close("dx", dx, xr.grad, dx_scale, dtype, device, factor=16)
-    assert_close("dgamma", dgamma, gr.grad, dgamma_scale, dtype, device, factor=16)
-    assert_close("dbeta", dbeta, br.grad, db_abs.sum(0).reshape(C), dtype, device, factor=16)
+    # fp32: room for sums over up to a few hundred terms in any order (the GPU's partial sums); 16-bit types: the
+    # output's rounding dominates.
+    factor = 64 if dtype == torch.float32 else 16
+    assert_close("dx", dx, xr.grad, dx_scale, dtype, device, factor=factor)
+    assert_close("dgamma", dgamma, gr.grad, dgamma_scale, dtype, device, factor=factor)
+    assert_close("dbeta", dbeta, br.grad, db_abs.sum(0).reshape(C), dtype, device, factor=factor)
 
 
 # ------------------------------------------------------------------------------------------- convolutions
