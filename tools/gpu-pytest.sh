@@ -77,7 +77,7 @@ tail -1 "$out/pytest.log" || true
 # 2. The installed package, consumed by a project that links tilegrad::gpu and runs on the GPU.
 consume() {
   cmake -DBUILD="$PWD/$build" -DSOURCE="$PWD/tests/package/consumer" -DWORK=/tmp/tg-package -DGENERATOR=Ninja \
-        -DCXX="$(command -v c++)" -DCUDA_ROOT="$(dirname "$(dirname "$(command -v nvcc)")")" -P tests/package/install_and_consume.cmake
+        -DCXX="${CXX:-$(command -v c++ || command -v g++)}" -DCUDA_ROOT="$(dirname "$(dirname "$(command -v nvcc)")")" -P tests/package/install_and_consume.cmake
 }
 step "install and consume the C++ package (tilegrad::gpu)" consume
 

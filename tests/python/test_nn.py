@@ -88,16 +88,18 @@ def test_avg_pool3d(device, dtype, last, config, gen):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("shape,last", [([3, 6], False), ([2, 6, 7], False), ([2, 6, 5, 4], False), ([2, 6, 5, 4], True),
-                                        ([2, 6, 3, 4, 2], True)], ids=["NC", "NCL", "NCHW", "NHWC", "NDHWC"])
+@pytest.mark.parametrize("shape,last", [([3, 12], False), ([2, 12, 7], False), ([2, 12, 5, 4], False), ([2, 12, 5, 4], True),
+                                        ([2, 12, 3, 4, 2], True)], ids=["NC", "NCL", "NCHW", "NHWC", "NDHWC"])
 @pytest.mark.parametrize("affine", [True, False])
 def test_group_norm(device, dtype, shape, last, affine, gen):
-    torch_module = nn.GroupNorm(2, 6, affine=affine)
+    # Six channels per group at least: groups of two or three values give gradients so ill-conditioned that 16-bit
+    # statistics (the forward's, which both backwards use) decide them.
+    torch_module = nn.GroupNorm(2, 12, affine=affine)
     if affine:
         with torch.no_grad():
             torch_module.weight.uniform_(-2, 2, generator=gen)
             torch_module.bias.uniform_(-1, 1, generator=gen)
-    tg_module = tilegrad.nn.GroupNorm(2, 6, affine=affine)
+    tg_module = tilegrad.nn.GroupNorm(2, 12, affine=affine)
     tg_module.load_state_dict(torch_module.state_dict())
     compare(torch_module, tg_module, shape, gen, dtype, device, last)
 
