@@ -228,14 +228,20 @@ def test_current_stream(gen):
     dy, dy64 = rand([4, 8, 17, 16], gen, torch.float32, "cuda")
     w, w64 = rand([8, 8, 3, 3], gen, torch.float32, "cuda")
     xs, dys, ws = torch.zeros_like(x), torch.zeros_like(dy), torch.zeros_like(w)
-    torch.cuda.synchronize()
+
+    def run():
+        return (ops.maxpool2d_bwd(dys, xs, [3, 3], [2, 2], [1, 1], [1, 1], False, None),
+                ops.conv_bwd_weight(dys, xs, [8, 8, 3, 3], [2, 2], [1, 1], [1, 1], 1),
+                ops.conv_bwd_data(dys, ws, list(xs.shape), [2, 2], [1, 1], [1, 1], 1))
+
     side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        run()  # first use of this stream: tilegrad's scratch arena for it is allocated (draining the stream) here
+    side.synchronize()
     with torch.cuda.stream(side):
         torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time before the inputs are written
         xs.copy_(x), dys.copy_(dy), ws.copy_(w)
-        dx_pool = ops.maxpool2d_bwd(dys, xs, [3, 3], [2, 2], [1, 1], [1, 1], False, None)
-        dw = ops.conv_bwd_weight(dys, xs, [8, 8, 3, 3], [2, 2], [1, 1], [1, 1], 1)
-        dx_conv = ops.conv_bwd_data(dys, ws, list(xs.shape), [2, 2], [1, 1], [1, 1], 1)
+        dx_pool, dw, dx_conv = run()
     side.synchronize()
     x64.requires_grad_()
     y64 = F.max_pool2d(x64, 3, 2, 1)
