@@ -81,7 +81,7 @@ def classify(d):
              ("gpu_gemm::views_kernel<", "views"), ("gpu_window::gather_kernel<", "window gather"),
              ("gpu_window::max_forward_kernel<", "max forward"), ("gpu_rows::row_sums_kernel<", "row sums"),
              ("gpu_rows::for_each_kernel<", "for_each"), ("gpu_rows::row_affine_kernel<", "row affine"),
-             ("gpu_rows::row_affine_ordered_kernel<", "row affine"))
+             ("gpu_rows::row_affine_ordered_kernel<", "row affine"), ("tma_gemm::tma_gemm_kernel<", "tma gemm"))
     kind = next((k for key, k in kinds if key in d), "other")
     op, detail = "?", ""
     if kind in ("gemm", "split-K reduce", "fill", "small-M gemm", "k entries", "k tiles", "views"):
@@ -100,6 +100,12 @@ def classify(d):
             flags = re.findall(r"true|false", m.group(7))
             detail += f" {m.group(1)}x{m.group(2)}x{m.group(3)} w{m.group(4)}x{m.group(5)} s{m.group(6)}" + \
                 (" ring" if flags[:1] == ["true"] else "") + (" waited" if flags[1:2] == ["false"] else "")
+    elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN>, AMn, BMn>: one kernel serves every op (params decide)
+        op = "conv GEMMs"
+        m = re.search(r"tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)>", d)
+        if m:
+            mn = lambda b: "MN" if b in ("true", "1") else "K"
+            detail = f"{m.group(1)}x{m.group(2)} A {mn(m.group(3))} B {mn(m.group(4))}"
     elif kind == "window gather":
         nd = re.search(r"gather_kernel<(\d+),", d).group(1)
         if "mean_route<" in d:
@@ -170,7 +176,7 @@ def print_table(rows, columns, out=sys.stdout):
 
 ORDER = ["convnd_bwd_data", "grouped_conv_bwd_weight", "maxpool2d_bwd", "maxpool2d_fwd", "avgpool3d_bwd",
          "groupnorm_bwd", "groupnorm_fwd", "?"]
-KIND_ORDER = ["gemm", "small-M gemm", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine", "other"]
+KIND_ORDER = ["tma gemm", "gemm", "small-M gemm", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine", "other"]
 
 
 def sort_key(k):
@@ -518,8 +524,9 @@ def zstd_decompress(blob, size):
     return subprocess.run([exe, "-d", "-c", "-q"], input=blob, capture_output=True, check=True).stdout
 
 
-def fatbin_cubins(fb):
-    """ELF entries of a fatbin blob: [(arch 'sm_90', cubin bytes)]. Several fatbins may be concatenated."""
+def fatbin_cubins(fb, kinds=(2,)):
+    """ELF entries of a fatbin blob: [(arch 'sm_90', cubin bytes)] (kinds=(1,): the PTX entries, as text
+    bytes). Several fatbins may be concatenated."""
     out, pos = [], 0
     while pos + 16 <= len(fb):
         magic, version, hsize, fsize = struct.unpack_from("<IHHQ", fb, pos)
@@ -534,7 +541,12 @@ def fatbin_cubins(fb):
             flags, = struct.unpack_from("<Q", fb, e + 40)
             usize, = struct.unpack_from("<Q", fb, e + 56) if ehsize >= 64 else (0,)
             payload = fb[e + ehsize:e + ehsize + psize]
-            if kind == 2:  # ELF (cubin); kind 1 is PTX
+            if kind in kinds and kind == 1:  # PTX text, maybe zstd-compressed (the frame is csize bytes of the padded payload)
+                if payload[:4] == b"\x28\xb5\x2f\xfd":
+                    csize, = struct.unpack_from("<I", fb, e + 16)
+                    payload = zstd_decompress(payload[:csize] if 0 < csize <= len(payload) else payload, usize or 1 << 30)
+                out.append((f"sm_{sm}", payload))
+            elif kind in kinds:  # ELF (cubin)
                 if payload[:4] != b"\x7fELF":
                     if payload[:4] == b"\x28\xb5\x2f\xfd":
                         payload = zstd_decompress(payload, usize or 1 << 30)
@@ -654,6 +666,23 @@ def builtin_nvidia(archive):
     return res, sass
 
 
+def ptx_kernels(archive):
+    """{(arch, kernel symbol): PTX text of its .entry} from the PTX the fatbins embed (compute_90a etc.)."""
+    out = {}
+    for member, data in ar_members(Path(archive).read_bytes()):
+        try:
+            secs = elf_sections(data)
+        except ValueError:
+            continue
+        for s in (s for s in secs if s[0] == ".nv_fatbin"):
+            for arch, text in fatbin_cubins(data[s[2]:s[2] + s[3]], kinds=(1,)):
+                t = text.decode("utf-8", "replace")
+                for m in re.finditer(r"\.entry\s+(\w+)\(", t):
+                    end = t.find(".entry", m.end())
+                    out[(arch, m.group(1))] = t[m.start():end if end >= 0 else len(t)]
+    return out
+
+
 def _member_name(m):
     """'libx.a:ops_fp16.cpp.o' (cuobjdump) and 'ops_fp16.cpp.o' (ar) -> 'ops_fp16.cpp.o'."""
     return os.path.basename(m.rstrip(":").split(":")[-1])
@@ -749,6 +778,21 @@ def nvidia_main(args):
                         violations.append(f"{tag}: no HGMMA (wgmma) in a tile that takes it on sm_90a: {dict(k['mma'])}")
                     elif not any(want in o or (want == "F16" and "BF16" not in o and "TF32" not in o) for o in k["mma"]):
                         violations.append(f"{tag}: HMMA of the wrong kind for {k['dtype']}: {dict(k['mma'])}")
+    if args.check and args.wgmma:  # the TMA GEMM (sm_90a): HGMMA in its SASS, TMA loads and wgmma in its PTX
+        tma = [k for k in kernels if k["kind"] == "tma gemm" and k["arch"] == "sm_90"]
+        if not tma:
+            violations.append("no TMA GEMM kernel (lowering/gpu/tma_gemm/) in the sm_90a code")
+        ptx = ptx_kernels(archive)
+        for k in tma:
+            tag = f"sm_90 {k['dtype']}: tma gemm {k['detail']} [{k['symbol'][:60]}...]"
+            if not any(o.startswith("HGMMA") for o in k["mma"]):
+                violations.append(f"{tag}: no HGMMA in its SASS: {dict(k['mma'])}")
+            text = ptx.get(("sm_90", k["symbol"]))
+            if text is None:
+                violations.append(f"{tag}: no PTX for it in the fatbin (compute_90a)")
+            elif "cp.async.bulk.tensor" not in text or "wgmma.mma_async" not in text:
+                violations.append(f"{tag}: its PTX lacks cp.async.bulk.tensor or wgmma.mma_async")
+        print(f"\nTMA GEMM kernels (sm_90a): {len(tma)}; PTX entries read: {len(ptx)}")
     if args.check and args.require_archs:
         for a in args.require_archs.split(","):
             if a not in archs:
