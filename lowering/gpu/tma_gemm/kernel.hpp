@@ -36,13 +36,10 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
     arch::warpgroup_regs_take<P::consumer_regs>();
     ring<P::stages> r;
     for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
-      const unit w = locate(a, u);
-      const gemm_class& c = a.cls[w.cls];
-      long long kb, ke;
-      k_range(a, c, w.split, kb, ke);
+      const work k = work_of(a, u);
       float acc[P::row_blocks][P::BN / 8][4];
-      consume_tile<E, P, AMn, BMn>(s, r, kb, ke, wg - 1, acc, a.release_early);
-      epilogue<E, P>(a, c, w, acc, wg - 1);
+      consume_tile<E, P, AMn, BMn>(s, r, k.kb, k.ke, wg - 1, acc, a.release_early);
+      epilogue<E, P>(a, *k.c, k.w, acc, wg - 1);
     }
   }
 #elif defined(__CUDA_ARCH__)

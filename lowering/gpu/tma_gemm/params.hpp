@@ -62,6 +62,20 @@ TG_HD inline unit locate(const args& a, long long u) {
   return r;
 }
 
+// A work unit with its GEMM and its k-tiles [kb, ke): what the producer and the consumers both walk.
+struct work {
+  unit w;
+  const gemm_class* c;
+  long long kb, ke;
+};
+TG_HD inline void k_range(const args& a, const gemm_class& k, long long split, long long& begin, long long& end);
+TG_HD inline work work_of(const args& a, long long u) {
+  work r{locate(a, u), nullptr, 0, 0};
+  r.c = &a.cls[r.w.cls];
+  k_range(a, *r.c, r.w.split, r.kb, r.ke);
+  return r;
+}
+
 // The corner digits of tile t.
 TG_HD inline void corner(const digits& d, long long t, int (&out)[nd]) {
   TG_UNROLL for (int p = nd - 1; p >= 0; --p) {

@@ -29,10 +29,10 @@ template <class E, class P>
 __device__ inline void produce(const args& a, const smem<E, P>& s) {
   ring<P::stages> r;
   for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
-    const unit w = locate(a, u);
-    const gemm_class& c = a.cls[w.cls];
-    long long kb, ke;
-    k_range(a, c, w.split, kb, ke);
+    const work k = work_of(a, u);
+    const gemm_class& c = *k.c;
+    const unit& w = k.w;
+    const long long kb = k.kb, ke = k.ke;
     int cm[nd], cn[nd], ck[nd];
     corner(c.m, w.tm, cm);
     corner(c.n, w.tn, cn);
