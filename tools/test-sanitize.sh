@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sanitizer lane alone: the host tests and host-backend examples built with AddressSanitizer +
+# The sanitizer lane alone: the host test binaries built with AddressSanitizer +
 # UndefinedBehaviorSanitizer (CMake option TG_SANITIZE: no nvcc or HIP targets) in their own build
 # folder, then ctest (arguments go to ctest, e.g. -L dsl). Any sanitizer report fails its test.
 # tools/test.sh runs this after the main tests.
