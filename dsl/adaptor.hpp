@@ -74,6 +74,19 @@ struct stage_of<bound<T, L, U>...> {
     return r;
   }
 
+  // All lower ids of the transform that reads upper dimension u alone, in its order (a merge: slowest
+  // digit first), and how many (0 where none). The GEMM's box lowering reads a merged dimension's digits
+  // this way (lowering/gpu/boxes.hpp).
+  struct lower_list {
+    array<int, n_lower> id;
+    int count;
+  };
+  static constexpr lower_list lowers_of(int u) {
+    lower_list r{};
+    (lowers_into(r, u, L{}, U{}), ...);
+    return r;
+  }
+
   TG_FN multi_index<n_upper> upper_lengths() const {
     multi_index<n_upper> r{};
     static_for<sizeof...(T)>([&](auto i) {
@@ -156,6 +169,10 @@ struct stage_of<bound<T, L, U>...> {
   static constexpr void first_of(int& r, int u, seq<Ls...>, seq<Us...>) {
     constexpr int lows[] = {Ls..., -1};
     if (r < 0 && sizeof...(Us) == 1 && (0 + ... + Us) == u) r = lows[0];
+  }
+  template <int... Ls, int... Us>
+  static constexpr void lowers_into(lower_list& r, int u, seq<Ls...>, seq<Us...>) {
+    if (r.count == 0 && sizeof...(Us) == 1 && (0 + ... + Us) == u) ((r.id[r.count++] = Ls), ...);
   }
   template <class TT, class LL, class UU>
   static constexpr UU up_ids(const bound<TT, LL, UU>&) { return {}; }

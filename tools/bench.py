@@ -3,13 +3,14 @@
 For each case PyTorch draws the inputs; tilegrad's example reads the same bytes (--load), runs and times
 its op (--time), writes its outputs (--save); PyTorch runs and times its own op on the same tensors and
 the outputs are compared. Writes bench.json and bench.md to the output folder.
-Usage: bench.py BUILD_DIR OUT_DIR [--quick] [--only=OP[,OP...]]"""
+Usage: bench.py BUILD_DIR OUT_DIR [--quick] [--channels-last] [--only=OP[,OP...]]"""
 import json, os, re, statistics, subprocess, sys, tempfile, datetime
 import torch
 
 build, out = sys.argv[1], sys.argv[2]
 quick = "--quick" in sys.argv
 only = [o for a in sys.argv if a.startswith("--only=") for o in a[len("--only="):].split(",")]
+layouts = [False, True] if "--channels-last" not in sys.argv else [True]  # --channels-last: skip channels-first cases
 dev = "cuda"
 torch.backends.cudnn.benchmark = True
 
@@ -53,7 +54,7 @@ def run_ours(example, args, layout, dt, d, extra=()):
     dts = {torch.float16: "fp16", torch.float32: "fp32", torch.bfloat16: "bf16"}[dt]
     cmd = [f"{build}/examples/{example}", "0", "0", "1"] + [str(a) for a in args] + [
         "--backend", "gpu", "--dtype", dts, "--layout", layout, "--load", d, "--save", d, "--repeat", "50"] + list(extra)
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     m = re.search(r"Perf: ([0-9.e+-]+) ms", r.stdout)
     if r.returncode != 0 or not m:
         raise RuntimeError(" ".join(cmd) + "\n" + r.stdout[-1500:] + r.stderr[-1500:])
@@ -150,7 +151,7 @@ def main():
         ("grouped_conv_bwd_weight", lambda dt, c: conv("grouped_conv_bwd_weight", "dense N128 K256 C128 71x71 3x3 s2 p1", 128, 256, 128, 1, [71, 71], [3, 3], [2, 2], [1, 1], dt, c, copy, gemm)),
     ]
     for dt in ((torch.float16,) if quick else (torch.float16, torch.float32)):
-        for chl in (False, True):
+        for chl in layouts:
             for op, c in cases:
                 if only and op not in only:
                     continue

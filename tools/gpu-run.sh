@@ -11,7 +11,7 @@ mkdir -p "$out"
 nvidia-smi -L | tee "$out/device.txt"
 t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DTG_DEPS_DIR="$PWD/.deps" -DTG_ENABLE_AMD=OFF -DCMAKE_CUDA_ARCHITECTURES=90a \
-  -DTG_BUILD_TESTS=$([ "$what" = bench ] && echo OFF || echo ON) > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
+  -DTG_BUILD_TORCH=OFF -DTG_BUILD_TESTS=$([ "$what" = bench ] && echo OFF || echo ON) > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 status=0

@@ -2,7 +2,8 @@
 # Installs the Debian packages tilegrad's build needs. Idempotent: packages already present are skipped.
 set -euo pipefail
 pkgs=(cmake ninja-build g++ libboost-dev librange-v3-dev googletest libgtest-dev libgmock-dev
-      libcli11-dev libfmt-dev hipcc libamdhip64-dev rocm-device-libs clang-15 lld-15 zstd python3)
+      libcli11-dev libfmt-dev hipcc libamdhip64-dev rocm-device-libs clang-15 lld-15 zstd python3
+      python3-torch libtorch-dev python3-pytest)  # the PyTorch front end (python/) and its tests
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

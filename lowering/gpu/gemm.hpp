@@ -1123,8 +1123,9 @@ struct gemm_tile_table {
   static constexpr bool has_half_n = !is_single_gemm<Batch>::value;
 };
 
+// The cp.async pipeline (AMD, sm_80, and what the TMA pipeline does not take: gemm_dispatch.hpp).
 template <class Batch>
-void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_policy pol = {}) {
+void gemm_cp_async(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_policy pol = {}) {
   using table = gemm_tile_table<Batch>;
   index_t max_m = 0, max_n = 0, G = 0;
   for (index_t t = 0; t < batch.count(); ++t) {

@@ -2,7 +2,7 @@
 """Random problems for every op, dtype and layout on the GPU backend. Each run is one example
 invocation: fresh random inputs, poisoned outputs, checked against the naive host reference; the
 example exits 1 on a failed check. Usage: random_problems.py BUILD_DIR OP [COUNT] [SEED]"""
-import random, subprocess, sys
+import os, random, subprocess, sys
 
 build, op = sys.argv[1], sys.argv[2]
 count = int(sys.argv[3]) if len(sys.argv) > 3 else 12
@@ -47,6 +47,8 @@ def case():
         # Some long rows: the contiguous-row sums take several vectors per thread and step.
         H = rng.randint(40, 300) if vec and rng.random() < 0.3 else rng.randint(1, 17)
         return [rng.randint(1, 3), H, W, G, C], ["--layout", rng.choice(["nchw", "nhwc"])], dt
+    if rng.random() < 0.35:
+        return tma_case()
     nd = rng.randint(1, 3)
     G = rng.choice([1, 1, 2, 3])
     depthwise = rng.random() < 0.2
@@ -80,6 +82,28 @@ def case():
         extra += ["--k-splits", str(rng.randint(1, 4))]
     return [nd, G, batch, K, C] + f + i + s + d + pl + pr, extra, dt
 
+def tma_case():
+    # Channels-last 16-bit problems of the TMA pipeline (lowering/gpu/tma_gemm/, sm_90a): channel counts
+    # of whole and partial 64-channel k-tiles, images that leave partial boxes at every edge, padding,
+    # strides and dilations 1-3, 1-d/2-d/3-d, groups; TG_EXPLAIN=1 makes the example name its path.
+    nd = rng.randint(1, 3)
+    G = rng.choice([1, 1, 1, 2]) if nd < 3 else 1
+    K = G * rng.choice([64, 72, 128]); C = G * rng.choice([64, 72, 136])
+    batch = rng.randint(1, 2)
+    while True:
+        f = [rng.randint(1, 3) for _ in range(nd)]
+        # Inputs large enough for GEMMs of 32 rows and more per col2im class (narrower ones stay on
+        # the cp.async pipeline), small enough for the host reference.
+        i = [rng.randint(5, 8 if nd == 3 else 18 if nd == 2 else 90) for _ in range(nd)]
+        s = [rng.randint(1, 3) for _ in range(nd)]; d = [rng.randint(1, 3) for _ in range(nd)]
+        pl = [rng.randint(0, 2) for _ in range(nd)]; pr = [rng.randint(0, 2) for _ in range(nd)]
+        if all(window_ok(*x, False) for x in zip(i, f, s, d, pl, pr)):
+            break
+    extra = ["--layout", rng.choice(["gnhwc", "nhwgc"])]
+    if op == "grouped_conv_bwd_weight":
+        extra += ["--k-splits", str(rng.choice([0, 0, 1, 3]))]
+    return [nd, G, batch, K, C] + f + i + s + d + pl + pr, extra, rng.choice(["fp16", "bf16"])
+
 # Problems that once failed, run first on every call (one per bug fixed).
 regressions = {
     # channels-last rows whose length is not a multiple of the vector: row_affine's unit count (v12)
@@ -94,10 +118,14 @@ failed = 0
 for n in range(count):
     args, extra, dt = fixed[n] if n < len(fixed) else case()
     cmd = [f"{build}/examples/{op}", "1", str(rng.choice([1, 2])), "0"] + [str(a) for a in args] + extra + ["--backend", "gpu", "--dtype", dt]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    try:  # a hang (a pipeline deadlock) fails the problem instead of the whole run
+        r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, TG_EXPLAIN="1"), timeout=120)
+    except subprocess.TimeoutExpired:
+        r = subprocess.CompletedProcess(cmd, 124, "FAIL: timed out after 120 s", "")
     ok = r.returncode == 0 and "FAIL" not in r.stdout
     failed += not ok
-    print(("ok   " if ok else "FAIL ") + " ".join(cmd[1:]), flush=True)
+    path = " [" + r.stderr.split("tilegrad gemm: ")[1].split(",")[0].split("\n")[0] + "]" if "tilegrad gemm: " in r.stderr else ""
+    print(("ok   " if ok else "FAIL ") + " ".join(cmd[1:]) + path, flush=True)
     if not ok:
         print(r.stdout[-2000:], r.stderr[-2000:])
 print(f"{count - failed} passed, {failed} failed")

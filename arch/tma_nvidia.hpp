@@ -1,0 +1,102 @@
+// NVIDIA Tensor Memory Accelerator (sm_90): tensor maps encoded on the host through the driver entry
+// point the CUDA runtime hands out (no link against libcuda), passed to kernels as __grid_constant__
+// parameters, and `cp.async.bulk.tensor` box loads that complete on an mbarrier. Boxes use the 128-byte
+// swizzle, which is wgmma's canonical shared-memory layout for 128-byte rows.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include "arch/mbarrier_nvidia.hpp"
+#include "arch/tma_box.hpp"
+
+#if defined(__CUDACC__) && !defined(__HIP__)
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+namespace tg::arch {
+using tensor_map = CUtensorMap;
+
+// The 16-bit element types a map can carry (wgmma's operands here).
+enum class tma_elem { f16, bf16 };
+
+// Encodes box `b` over the tensor at `data` (elements of 2 bytes), L2 filled from DRAM in pieces of
+// l2_promotion_bytes (256, 128 or 0: none). Throws with the driver's code when
+// the driver rejects it (the lowering checks the documented limits first, so this is a bug report).
+inline tensor_map encode_tma(const tma_box& b, const void* data, tma_elem e, int l2_promotion_bytes = 256) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess || fn == nullptr)
+      throw std::runtime_error("tilegrad: the CUDA driver has no cuTensorMapEncodeTiled (needs a CUDA 12+ driver)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  constexpr std::int64_t esize = 2;
+  cuuint64_t dims[tma_box::max_rank], strides[tma_box::max_rank];
+  cuuint32_t box[tma_box::max_rank], es[tma_box::max_rank];
+  for (int a = 0; a < b.rank; ++a) {
+    dims[a] = static_cast<cuuint64_t>(b.length[a]);
+    if (a > 0) strides[a - 1] = static_cast<cuuint64_t>(b.stride[a] * esize);
+    box[a] = static_cast<cuuint32_t>(b.box[a]);
+    es[a] = static_cast<cuuint32_t>(b.elem_stride[a]);
+  }
+  tensor_map m{};
+  void* origin = const_cast<char*>(static_cast<const char*>(data) + b.base * esize);
+  const CUresult r = encode(&m, e == tma_elem::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                            static_cast<cuuint32_t>(b.rank), origin, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_128B,
+                            l2_promotion_bytes >= 256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                            : l2_promotion_bytes >= 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                                         : CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) throw std::runtime_error("tilegrad: cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r)));
+  return m;
+}
+
+// Loads the box at coordinates c0.. (axis 0 first, rank of them used) into shared memory at dst (1024-byte
+// aligned for the 128-byte swizzle), counting its bytes on barrier `bar`.
+__device__ inline void tma_load(void* dst, const tensor_map* map, std::uint64_t* bar, int rank, int c0, int c1, int c2, int c3, int c4) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const int c[tma_box::max_rank] = {c0, c1, c2, c3, c4};
+  const std::uint32_t d = smem_addr(dst), m = smem_addr(bar);
+  const auto g = reinterpret_cast<std::uint64_t>(map);
+  switch (rank) {
+    case 1:
+      asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3}], [%2];\n" ::"r"(d), "l"(g),
+                   "r"(m), "r"(c[0])
+                   : "memory");
+      break;
+    case 2:
+      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(d),
+                   "l"(g), "r"(m), "r"(c[0]), "r"(c[1])
+                   : "memory");
+      break;
+    case 3:
+      asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(d),
+                   "l"(g), "r"(m), "r"(c[0]), "r"(c[1]), "r"(c[2])
+                   : "memory");
+      break;
+    case 4:
+      asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(d),
+                   "l"(g), "r"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3])
+                   : "memory");
+      break;
+    default:
+      asm volatile(
+          "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n" ::"r"(d),
+          "l"(g), "r"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4])
+          : "memory");
+      break;
+  }
+#endif
+}
+
+// Brings a tensor map into the cache ahead of its first use.
+__device__ inline void tma_prefetch_map(const tensor_map* map) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
+#endif
+}
+}  // namespace tg::arch
+#endif

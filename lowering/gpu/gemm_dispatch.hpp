@@ -1,0 +1,26 @@
+// The GPU GEMM: which pipeline runs a batch. On an sm_90a GPU, 16-bit GEMMs whose operands are TMA
+// boxes (channels-last convolutions: lowering/gpu/boxes.hpp) take the warp-specialized TMA pipeline
+// (lowering/gpu/tma_gemm/); everything else (AMD, sm_80, fp32, views that are not boxes) the cp.async
+// pipeline of gemm.hpp. TG_GEMM_PIPELINE=cp_async forces the latter (A/B runs).
+#pragma once
+#include <string>
+#include "lowering/gpu/gemm.hpp"
+#include "lowering/gpu/path_report.hpp"
+#if defined(__CUDACC__) && !defined(__HIP__)
+#include "lowering/gpu/tma_gemm/launch.hpp"
+#endif
+
+namespace tg {
+template <class Batch>
+void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_policy pol = {}) {
+  std::string why = "HIP build";
+#if defined(__CUDACC__) && !defined(__HIP__)
+  if (tma_gemm::run(be, batch, ep, pol, why)) {
+    report_gemm_path(why);
+    return;
+  }
+#endif
+  report_gemm_path("cp_async gemm (TMA pipeline not taken: " + why + ")");
+  gemm_cp_async(be, batch, ep, pol);
+}
+}  // namespace tg

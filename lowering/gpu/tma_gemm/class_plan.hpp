@@ -1,0 +1,190 @@
+// The host half of the TMA GEMM: one GEMM's views (a col2im class, or a single GEMM) turned into plain
+// numbers the kernel runs on (no CUDA types here, so host tests check all of it): each operand's TMA
+// box and how its corner follows the digits (boxes.hpp), the tiles of M, N and K over their digits,
+// and how C's offsets and the split-K workspace's indices follow them. Returns why not where a view
+// cannot be boxes; the launch then keeps the cp.async pipeline.
+#pragma once
+#include <string>
+#include "lowering/gemm.hpp"
+#include "lowering/gpu/boxes.hpp"
+
+namespace tg::tma_gemm {
+constexpr int nd = boxes::max_digits;
+
+// One GEMM dimension's digits as tiles: tile t's corner digit p is (t's mixed-radix digit p) * ext[p].
+// Unused slots have length 1 and extent 1.
+struct digits {
+  int len[nd] = {1, 1, 1, 1};
+  int ext[nd] = {1, 1, 1, 1};
+  int tiles[nd] = {1, 1, 1, 1};
+  int shift[nd] = {};            // a tile-local index's digit p is (i >> shift[p]) & (ext[p] - 1)
+  long long count = 0;           // tiles in all
+};
+
+struct class_plan {
+  bool ok = false;
+  std::string why;
+  bool a_mn = false, b_mn = false;  // operand orientation in shared memory
+  bool has_k = false;               // K > 0 (a tapless col2im class has none: it writes zeros)
+  boxes::operand_boxes a, b;
+  digits m, n, k;
+  int groups = 1;
+  long long c_off0 = 0, c_g = 0, c_m[nd] = {}, c_n[nd] = {};  // C's element offset per digit
+  long long ws_m[nd] = {}, ws_n[nd] = {}, M = 0, N = 0;       // merged (m, n) index
+  bool c_vectors = false;           // 8 consecutive tile columns are 8 consecutive elements of C, 16-byte aligned
+};
+
+namespace detail {
+inline bool fill_digits(const boxes::view_digits& d, int dim, const boxes::extents& e, const int* order, int n_order, digits& out,
+                        std::string& why) {
+  out = digits{};
+  out.count = 1;
+  for (int p = 0; p < d.count[dim]; ++p) {
+    if (d.length[dim][p] > 0x7fffffff) return why = "a digit longer than 2^31", false;
+    out.len[p] = static_cast<int>(d.length[dim][p]);
+    out.ext[p] = e.e[p];
+    out.tiles[p] = static_cast<int>(ceil_div(d.length[dim][p], index_t{e.e[p]}));
+    out.count *= out.tiles[p];
+  }
+  int shift = 0;  // tile-local index: the spanned digits in smem order, fastest first
+  for (int i = 0; i < n_order; ++i) {
+    out.shift[order[i]] = shift;
+    int l = 0;
+    while ((1 << l) < e.e[order[i]]) ++l;
+    shift += l;
+  }
+  return true;
+}
+
+inline bool same_digits(const boxes::view_digits& x, int dx, const boxes::view_digits& y, int dy) {
+  if (x.count[dx] != y.count[dy]) return false;
+  for (int p = 0; p < x.count[dx]; ++p)
+    if (x.length[dx][p] != y.length[dy][p]) return false;
+  return true;
+}
+
+inline int inner_dim(const boxes::view_axes& ax, const boxes::view_digits& d, int& pos) {
+  for (int dim = 1; dim < 3; ++dim)
+    for (int p = 0; p < d.count[dim]; ++p)
+      if (ax.axis[dim][p] == 0 && ax.coef[dim][p] == 1) return pos = p, dim;
+  return pos = -1, -1;
+}
+
+inline boxes::extents only(int p, int e) {
+  boxes::extents x;
+  x.e[p] = e;
+  return x;
+}
+}  // namespace detail
+
+// Plans views v of one GEMM for tiles BM x BN x BK (BK = boxes::swizzle_elems).
+template <int BM, int BN, class Views>
+class_plan plan_class(const Views& v) {
+  using namespace boxes;
+  using VA = decltype(v.a);
+  using VB = decltype(v.b);
+  using VC = decltype(v.c);
+  class_plan r;
+  auto fail = [&](std::string w) { r.ok = false, r.why = std::move(w); return r; };
+  if constexpr (!affine_split<VA>::on || !affine_split<VB>::on || !affine_split<VC>::on) {
+    return fail("an operand is not an affine split view");
+  } else if constexpr (affine_split<VC>::n_guards != 0) {
+    return fail("C has padding");
+  } else {
+    const view_digits da = digits_of(v.a), db = digits_of(v.b), dc = digits_of(v.c);
+    if (da.count[0] > 1 || !detail::same_digits(da, 0, db, 0) || !detail::same_digits(da, 0, dc, 0)) return fail("the groups are not one digit");
+    if (!detail::same_digits(da, 1, dc, 1) || !detail::same_digits(db, 1, dc, 2) || !detail::same_digits(da, 2, db, 2))
+      return fail("A, B and C disagree on the digits of M, N or K");
+    r.groups = da.count[0] == 1 ? static_cast<int>(da.length[0][0]) : 1;
+    r.has_k = v.k() > 0;
+    r.M = v.m(), r.N = v.n();
+    // C: offsets and merged indices per digit.
+    r.c_off0 = dc.off0;
+    r.c_g = dc.count[0] == 1 ? dc.off[0][0] : 0;
+    for (int p = 0; p < dc.count[1]; ++p) r.c_m[p] = dc.off[1][p];
+    for (int p = 0; p < dc.count[2]; ++p) r.c_n[p] = dc.off[2][p];
+    for (int dim = 1; dim < 3; ++dim) {
+      long long mul = 1;
+      for (int p = dc.count[dim] - 1; p >= 0; --p) (dim == 1 ? r.ws_m : r.ws_n)[p] = mul, mul *= dc.length[dim][p];
+    }
+    extents em, en, ek;
+    auto any = [](const extents&) { return true; };
+    const view_axes xa = axes_of(da), xb = axes_of(db);
+    if (xa.all_padding || xb.all_padding) r.has_k = false;  // every product is zero: C = 0
+    if (!r.has_k) {  // no operand is read: any tiles of M and N do
+      if (!choose_extents(da.length[1], da.count[1], BM, any, em) || !choose_extents(db.length[1], db.count[1], BN, any, en))
+        return fail("no tile shape");
+      int om[nd], on[nd];
+      for (int p = 0; p < nd; ++p) om[p] = on[p] = p;
+      std::string why;
+      if (!detail::fill_digits(da, 1, em, om, da.count[1], r.m, why) || !detail::fill_digits(db, 1, en, on, db.count[1], r.n, why)) return fail(why);
+      r.k.count = 0;
+      r.ok = true;
+      return r;
+    }
+    if (!xa.ok) return fail("A: " + xa.why);
+    if (!xb.ok) return fail("B: " + xb.why);
+    int pa, pb;
+    const int ia = detail::inner_dim(xa, da, pa), ib = detail::inner_dim(xb, db, pb);
+    if (ia < 0 || ib < 0) return fail("an operand's contiguous axis is not a row or k digit");
+    r.a_mn = ia == 1, r.b_mn = ib == 1;
+    // K first: a K-major operand fixes it (64 of its contiguous digit); else the best box over K's digits.
+    auto k_fits = [&](const extents& e) {
+      const extents ra = r.a_mn ? detail::only(pa, BM) : extents{}, rb = r.b_mn ? detail::only(pb, BN) : extents{};
+      const operand_boxes ba = boxes_of(xa, da, ra, e, BM), bb = boxes_of(xb, db, rb, e, BN);
+      if (!ba.ok || !bb.ok) return false;
+      if (r.a_mn && r.b_mn) {  // both tiles are [k][rows]: their k rows must be in one order
+        bool same = ba.n_order == bb.n_order;
+        for (int i = 0; same && i < ba.n_order; ++i) same = ba.order[i] == bb.order[i];
+        if (!same) return false;
+      }
+      for (int p = 0; p < da.count[2]; ++p)  // a k-tile past K must read zero on one side at least
+        if (da.length[2][p] % e.e[p] != 0 && !xa.exact[2][p] && !xb.exact[2][p]) return false;
+      return true;
+    };
+    if (!r.a_mn && !r.b_mn && pa != pb) return fail("A and B are contiguous along different k digits");
+    if (!r.a_mn || !r.b_mn) {
+      ek = detail::only(!r.a_mn ? pa : pb, swizzle_elems);
+      if (!k_fits(ek)) return fail("the k-tile is not one box of both operands");
+    } else if (!choose_extents(da.length[2], da.count[2], swizzle_elems, k_fits, ek)) {
+      return fail("no k-tile is a box of both operands");
+    }
+    auto m_fits = [&](const extents& e) { return boxes_of(xa, da, e, ek, BM).ok; };
+    auto n_fits = [&](const extents& e) { return boxes_of(xb, db, e, ek, BN).ok; };
+    if (r.a_mn) em = detail::only(pa, BM); else if (!choose_extents(da.length[1], da.count[1], BM, m_fits, em)) return fail("no M tile is a box of A");
+    if (r.b_mn) en = detail::only(pb, BN); else if (!choose_extents(db.length[1], db.count[1], BN, n_fits, en)) return fail("no N tile is a box of B");
+    r.a = boxes_of(xa, da, em, ek, BM);
+    r.b = boxes_of(xb, db, en, ek, BN);
+    if (!r.a.ok) return fail("A: " + r.a.why);
+    if (!r.b.ok) return fail("B: " + r.b.why);
+    if (r.a_mn && r.b_mn) {  // both tiles are [k][rows]: their k rows must be in one order
+      bool same = r.a.n_order == r.b.n_order;
+      for (int i = 0; same && i < r.a.n_order; ++i) same = r.a.order[i] == r.b.order[i];
+      if (!same) return fail("A and B order the k-tile's rows differently");
+    }
+    const int inner_a[1] = {pa}, inner_b[1] = {pb};
+    std::string why;
+    if (!detail::fill_digits(da, 1, em, r.a_mn ? inner_a : r.a.order, r.a_mn ? 1 : r.a.n_order, r.m, why) ||
+        !detail::fill_digits(db, 1, en, r.b_mn ? inner_b : r.b.order, r.b_mn ? 1 : r.b.n_order, r.n, why) ||
+        !detail::fill_digits(da, 2, ek, r.a_mn ? r.a.order : inner_a, r.a_mn ? r.a.n_order : 1, r.k, why))
+      return fail(why);
+    r.ok = true;
+    return r;
+  }
+}
+
+// Whether C's tile columns are runs of C (the epilogue's paired stores): the N tile spans one digit, 8
+// or more of it, contiguous in C; every other offset part is a multiple of 16 bytes, and C is aligned.
+template <class E>
+bool c_columns_vector(const class_plan& p, const void* c) {
+  if (reinterpret_cast<std::uintptr_t>(c) % 16 != 0) return false;
+  constexpr long long V = 16 / sizeof(E);
+  int fast = -1, spanned = 0;
+  for (int q = 0; q < nd; ++q)
+    if (p.n.ext[q] > 1) fast = q, ++spanned;
+  if (spanned != 1 || p.n.ext[fast] < V || p.c_n[fast] != 1) return false;
+  bool ok = p.c_off0 % V == 0 && p.c_g % V == 0;
+  for (int q = 0; q < nd; ++q) ok = ok && p.c_m[q] % V == 0 && (q == fast || p.c_n[q] % V == 0);
+  return ok;
+}
+}  // namespace tg::tma_gemm

@@ -1,0 +1,52 @@
+// The TMA GEMM kernel (sm_90a): warp-specialized and persistent. Warpgroup 0 is the producer (one
+// thread issues TMA box loads into an S-stage ring guarded by full/empty mbarriers; it gives its
+// registers to the consumers); warpgroups 1 and 2 are the consumers (wgmma from the swizzled stages,
+// fp32 accumulators in registers, then the epilogue). Each block walks work units blockIdx.x,
+// blockIdx.x + gridDim.x, ...; the ring runs on across units, so the producer fetches the next tile
+// while the consumers store this one.
+#pragma once
+#include "arch/warpgroup_regs_nvidia.hpp"
+#include "lowering/gpu/tma_gemm/consumer.hpp"
+#include "lowering/gpu/tma_gemm/epilogue.hpp"
+#include "lowering/gpu/tma_gemm/producer.hpp"
+
+namespace tg::tma_gemm {
+template <class E, class P, bool AMn, bool BMn>
+__global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_constant__ args a) {
+#if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
+  extern __shared__ unsigned char raw[];
+  const smem<E, P> s(raw);
+  const int wg = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < P::stages; ++i) {
+      arch::mbarrier_init(s.full(i), 1);                    // the producer's arrival (+ the bytes)
+      arch::mbarrier_init(s.empty(i), 128 * P::consumers);  // every consumer thread's release
+    }
+    arch::mbarrier_init_fence();
+  }
+  __syncthreads();
+  if (wg == 0) {
+    arch::warpgroup_regs_release<P::producer_regs>();
+    if (threadIdx.x == 0) {
+      for (int c = 0; c < a.classes; ++c)
+        if (a.cls[c].has_k) arch::tma_prefetch_map(&a.cls[c].a.map), arch::tma_prefetch_map(&a.cls[c].b.map);
+      produce<E, P>(a, s);
+    }
+  } else {
+    arch::warpgroup_regs_take<P::consumer_regs>();
+    ring<P::stages> r;
+    for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
+      const unit w = locate(a, u);
+      const gemm_class& c = a.cls[w.cls];
+      long long kb, ke;
+      k_range(a, c, w.split, kb, ke);
+      float acc[P::row_blocks][P::BN / 8][4];
+      consume_tile<E, P, AMn, BMn>(s, r, kb, ke, wg - 1, acc, a.release_early);
+      epilogue<E, P>(a, c, w, acc, wg - 1);
+    }
+  }
+#elif defined(__CUDA_ARCH__)
+  asm volatile("trap;");  // a device pass without wgmma (not sm_90a): never launched (launch.hpp checks the image)
+#endif
+}
+}  // namespace tg::tma_gemm

@@ -1,0 +1,214 @@
+// Launching the TMA GEMM: plan each GEMM of the batch (class_plan.hpp), encode its tensor maps, choose
+// split-K for single GEMMs whose tiles cannot fill the GPU, and launch one persistent grid (then the
+// deterministic split-K reduction). Returns false, with the reason, where the batch cannot take this
+// pipeline (not sm_90a, fp32, views that are not boxes, ...); the caller then runs the cp.async one.
+#pragma once
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include "lowering/gpu/gemm.hpp"
+#include "lowering/gpu/split_k.hpp"
+#include "lowering/gpu/tma_gemm/kernel.hpp"
+
+namespace tg::tma_gemm {
+// Whether the current device runs the sm_90a kernel image (a Hopper GPU and a build for 90a).
+template <class E, class P, bool AMn, bool BMn>
+bool kernel_runs_here() {
+  static const bool ok = [] {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, arch::current_device()) != cudaSuccess || p.major != 9) return false;
+    cudaFuncAttributes at{};
+    if (cudaFuncGetAttributes(&at, tma_gemm_kernel<E, P, AMn, BMn>) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    if (at.binaryVersion != 90) return false;
+    arch::allow_dynamic_shared(&tma_gemm_kernel<E, P, AMn, BMn>, P::smem_bytes);
+    return true;
+  }();
+  return ok;
+}
+
+// Schedule fields an experiment may override without rebuilding (A/B runs; the defaults are the
+// table's): TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0.
+struct overrides {
+  std::string tile;
+  int release_early = -1;  // -1: the table's
+  int l2 = 256;
+};
+inline const overrides& schedule_overrides() {
+  static const overrides o = [] {
+    overrides r;
+    if (const char* t = std::getenv("TG_TMA_TILE")) r.tile = t;
+    if (const char* t = std::getenv("TG_TMA_RELEASE")) r.release_early = std::strcmp(t, "early") == 0;
+    if (const char* t = std::getenv("TG_TMA_L2")) r.l2 = std::atoi(t);
+    return r;
+  }();
+  return o;
+}
+
+inline void set_operand(operand& o, const boxes::operand_boxes& b, const void* data, arch::tma_elem e) {
+  o.map = arch::encode_tma(b.box, data, e, schedule_overrides().l2);
+  o.rank = b.box.rank;
+  o.boxes = b.boxes;
+  for (int x = 0; x < rank; ++x) o.base[x] = b.base[x];
+  std::memcpy(o.step, b.step, sizeof(o.step));
+}
+
+// TMA's alignment rules: the origin 16-byte aligned, every stride past axis 0 a multiple of 16 bytes.
+inline bool tma_aligned(const arch::tma_box& b, const void* data) {
+  if ((reinterpret_cast<std::uintptr_t>(data) + static_cast<std::uintptr_t>(b.base * 2)) % 16 != 0) return false;
+  for (int x = 1; x < b.rank; ++x)
+    if (b.stride[x] * 2 % 16 != 0 || b.stride[x] * 2 >= (index_t{1} << 40)) return false;
+  return true;
+}
+
+template <class E, class P, bool AMn, bool BMn, class Batch>
+void launch_as(gpu_backend& be, const Batch& batch, gemm_epilogue ep, args& a, float* ws) {
+  const unsigned grid = static_cast<unsigned>(a.units < be.processors() ? a.units : be.processors());
+  TG_LAUNCH((tma_gemm_kernel<E, P, AMn, BMn>), grid, P::threads, P::smem_bytes, be.stream, a);
+  if (a.splits > 1) {
+    const auto v0 = batch.views(0);
+    TG_LAUNCH((gpu_gemm::splitk_reduce_kernel<Batch>), grid_for(v0.groups() * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, ep, ws, a.splits,
+              memory_order(v0.c.desc));
+  }
+}
+
+// Plans every GEMM of the batch for tile P; false with the reason where one cannot take it. orient:
+// a_mn * 2 + b_mn, the same for every GEMM that reads its operands (-1 where none does).
+template <class P, class Batch>
+bool plan_batch(const Batch& batch, class_plan (&plans)[max_classes], int& orient, std::string& why) {
+  using V = decltype(batch.views(0));
+  orient = -1;
+  const V v0 = batch.views(0);
+  for (index_t t = 0; t < batch.count(); ++t) {
+    const V v = batch.views(t);
+    plans[t] = class_plan{};
+    if (v.c.data != v0.c.data) return why = "the batch writes more than one tensor", false;
+    if (v.m() == 0 || v.n() == 0) continue;  // no units
+    plans[t] = plan_class<P::BM, P::BN>(v);
+    if (!plans[t].ok) return why = plans[t].why, false;
+    if (!plans[t].has_k) continue;
+    const int o = plans[t].a_mn * 2 + plans[t].b_mn;
+    if (orient >= 0 && o != orient) return why = "the batch's GEMMs differ in operand orientation", false;
+    orient = o;
+    if (!tma_aligned(plans[t].a.box, v.a.data) || !tma_aligned(plans[t].b.box, v.b.data)) return why = "an operand is not 16-byte aligned", false;
+  }
+  if (orient == 2) return why = "MN-major A with K-major B (not instantiated)", false;
+  return true;
+}
+
+// Fills the kernel's arguments from the plans (tensor maps, digits, C, split-K) and launches.
+template <class E, class P, bool AMn, bool BMn, class Batch>
+bool launch_plans(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, const class_plan (&plans)[max_classes], std::string& why) {
+  using V = decltype(batch.views(0));
+  if (!kernel_runs_here<E, P, AMn, BMn>()) return why = "not an sm_90a GPU and build", false;
+  const arch::tma_elem te = std::is_same_v<E, half_t> ? arch::tma_elem::f16 : arch::tma_elem::bf16;
+  const V v0 = batch.views(0);
+  args a{};
+  a.classes = static_cast<int>(batch.count());
+  a.alpha = ep.alpha;
+  a.c = v0.c.data;
+  a.c_vectors = true;
+  a.release_early = schedule_overrides().release_early == 1;
+  if (batch.count() == 1 && plans[0].ok && plans[0].has_k) {  // split-K where the tiles alone cannot fill the GPU
+    const long long kt = plans[0].k.count, tiles = plans[0].m.count * plans[0].n.count * plans[0].groups;
+    long long want = pol.k_splits > 0 ? pol.k_splits : split_k_chunks(tiles, be.processors(), kt / 4);
+    want = want < 1 ? 1 : want > kt ? kt : want;
+    a.k_chunk = ceil_div(kt, want);
+    a.splits = static_cast<int>(ceil_div(kt, a.k_chunk));
+  } else {
+    for (index_t t = 0; t < batch.count(); ++t) a.k_chunk = plans[t].k.count > a.k_chunk ? plans[t].k.count : a.k_chunk;
+  }
+  for (index_t t = 0; t < batch.count(); ++t) {
+    const class_plan& p = plans[t];
+    gemm_class& c = a.cls[t];
+    c.unit0 = a.units;
+    if (!p.ok) continue;  // an empty GEMM
+    const V v = batch.views(t);
+    c.m = p.m, c.n = p.n, c.k = p.k;
+    c.groups = p.groups;
+    c.has_k = p.has_k;
+    if (p.has_k) {
+      set_operand(c.a, p.a, v.a.data, te);
+      set_operand(c.b, p.b, v.b.data, te);
+    }
+    c.c_off0 = p.c_off0, c.c_g = p.c_g, c.M = p.M, c.N = p.N;
+    for (int q = 0; q < nd; ++q) c.c_m[q] = p.c_m[q], c.c_n[q] = p.c_n[q], c.ws_m[q] = p.ws_m[q], c.ws_n[q] = p.ws_n[q];
+    c.units = static_cast<long long>(p.groups) * a.splits * p.m.count * p.n.count;
+    a.units += c.units;
+    a.c_vectors = a.c_vectors && c_columns_vector<E>(p, v.c.data);
+  }
+  why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + ", " + std::to_string(P::stages) +
+        " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units, split-K " +
+        std::to_string(a.splits) + (a.release_early ? ", early release" : "");
+  if (a.units == 0) return true;
+  float* ws = nullptr;
+  if (a.splits > 1) {
+    ws = be.template scratch<float>(static_cast<index_t>(a.splits) * v0.groups() * v0.m() * v0.n()).data();
+    a.ws = ws;
+  }
+  launch_as<E, P, AMn, BMn>(be, batch, ep, a, ws);
+  return true;
+}
+
+template <class E, class P, class Batch>
+bool run_tile(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, std::string& why) {
+  class_plan plans[max_classes];
+  int orient;
+  if (!plan_batch<P>(batch, plans, orient, why)) return false;
+  if constexpr (P::BN < 128) {  // instantiated for backward data's orientation only (plan.hpp)
+    if (orient == 0 || orient == 3) return why = "no 64-column tile for this orientation", false;
+  } else {
+    if (orient == 3) return launch_plans<E, P, true, true>(be, batch, ep, pol, plans, why);
+    if (orient == 0) return launch_plans<E, P, false, false>(be, batch, ep, pol, plans, why);
+  }
+  return launch_plans<E, P, false, true>(be, batch, ep, pol, plans, why);  // also a batch that reads nothing
+}
+
+// Runs the batch on the TMA pipeline, or says why not.
+template <class Batch>
+bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, std::string& why) {
+  using V = decltype(batch.views(0));
+  using E = gpu_gemm::elem_t<decltype(V::a)>;
+  constexpr bool b16 = std::is_same_v<E, half_t> || std::is_same_v<E, bf16_t>;
+  if constexpr (!b16 || !std::is_same_v<E, gpu_gemm::elem_t<decltype(V::b)>> || !std::is_same_v<E, gpu_gemm::elem_t<decltype(V::c)>>) {
+    why = "element type: the TMA pipeline takes fp16 and bf16";
+    return false;
+  } else {
+    if (const char* env = std::getenv("TG_GEMM_PIPELINE"); env && std::strcmp(env, "cp_async") == 0) return why = "TG_GEMM_PIPELINE=cp_async", false;
+    if (ep.op != epilogue_op::store) return why = "an accumulating epilogue", false;
+    if (batch.count() > max_classes) return why = "more than " + std::to_string(max_classes) + " GEMMs in the batch", false;
+    index_t max_m = 0, max_n = 0;
+    for (index_t t = 0; t < batch.count(); ++t) {
+      max_m = batch.views(t).m() > max_m ? batch.views(t).m() : max_m;
+      max_n = batch.views(t).n() > max_n ? batch.views(t).n() : max_n;
+    }
+    if (max_m < min_rows || max_n < min_rows) return why = "a narrow GEMM (M or N under " + std::to_string(min_rows) + ")", false;
+    // The orientation first (it does not depend on the tile), then the tile from the table.
+    class_plan probe[max_classes];
+    int orient;
+    if (!plan_batch<tile<128, 128>>(batch, probe, orient, why)) return false;
+    std::string why256;
+    tile_kind kind = choose_tile(max_m, max_n, orient >= 2, orient % 2 == 1 || orient < 0);
+    const std::string& forced = schedule_overrides().tile;
+    if (forced == "256x128") kind = tile_kind::m256n128;
+    if (forced == "256x64") kind = tile_kind::m256n64;
+    if (forced == "128x128") kind = tile_kind::m128n128;
+    if (forced == "128x64") kind = tile_kind::m128n64;
+    switch (kind) {
+      case tile_kind::m256n64:
+        if (run_tile<E, tile<256, 64>>(be, batch, ep, pol, why256)) return why = why256, true;
+        [[fallthrough]];
+      case tile_kind::m128n64:
+        return run_tile<E, tile<128, 64>>(be, batch, ep, pol, why);
+      case tile_kind::m256n128:
+        if (run_tile<E, tile<256, 128>>(be, batch, ep, pol, why256)) return why = why256, true;
+        [[fallthrough]];
+      default:
+        return run_tile<E, tile<128, 128>>(be, batch, ep, pol, why);
+    }
+  }
+}
+}  // namespace tg::tma_gemm

@@ -1,0 +1,80 @@
+// What the TMA GEMM kernel is told per launch: everything about the views is here, as numbers, so the
+// kernel is the same for every op (it is templated on element type, tile and operand orientation
+// only). A launch runs a batch of GEMMs (col2im classes); each class has its two tensor maps, the
+// digits of its M, N and K dimensions (lengths, tile extents, tiles per digit) and how C's offsets
+// follow the digits. Unused digit slots have length 1, extent 1 and move nothing.
+#pragma once
+#include <cstdint>
+#include "arch/tma_nvidia.hpp"
+#include "lowering/gpu/tma_gemm/class_plan.hpp"
+
+namespace tg::tma_gemm {
+constexpr int max_classes = 8;
+constexpr int rank = boxes::max_rank;
+
+struct operand {
+  arch::tensor_map map;          // 64-byte aligned (CUtensorMap is)
+  int rank = 0, boxes = 1;       // boxes: loads along axis 0, 64 elements apart
+  int base[tma_gemm::rank] = {};
+  int step[3][nd][tma_gemm::rank] = {};  // [group, rows, k digit][digit][axis]: coordinate step per unit
+};
+
+struct gemm_class {
+  operand a, b;
+  digits m, n, k;
+  int groups = 1;
+  long long unit0 = 0;           // the class's first work unit
+  long long units = 0;
+  bool has_k = false;            // a class with no reduction (tapless col2im class) writes zeros
+  // C: element offset of (g, m digits, n digits), and the merged (m, n) index for split-K workspaces.
+  long long c_off0 = 0, c_g = 0, c_m[nd] = {}, c_n[nd] = {};
+  long long ws_m[nd] = {}, ws_n[nd] = {}, M = 0, N = 0;
+};
+
+struct args {
+  gemm_class cls[max_classes];
+  int classes = 0;
+  long long units = 0;
+  int splits = 1;                // split-K chunks of single GEMMs (classes == 1)
+  long long k_chunk = 0;         // k-tiles per chunk
+  void* c = nullptr;
+  float* ws = nullptr;           // [split][G][M][N] fp32 partial sums when splits > 1
+  float alpha = 1.0f;
+  bool c_vectors = false;        // C's columns are contiguous and aligned: paired stores
+  bool release_early = false;    // consumers wait for each k-tile's batch and free its stage at once
+};
+
+// A work unit: one (class, group, split, M tile, N tile), N tiles fastest so that neighbouring blocks
+// share their A tile in L2.
+struct unit {
+  int cls;
+  long long g, split, tm, tn;
+};
+TG_HD inline unit locate(const args& a, long long u) {
+  int c = 0;
+  while (c + 1 < a.classes && u >= a.cls[c + 1].unit0) ++c;
+  const gemm_class& k = a.cls[c];
+  long long l = u - k.unit0;
+  unit r{c, 0, 0, 0, 0};
+  r.tn = l % k.n.count, l /= k.n.count;
+  r.tm = l % k.m.count, l /= k.m.count;
+  r.split = l % a.splits, r.g = l / a.splits;
+  return r;
+}
+
+// The corner digits of tile t.
+TG_HD inline void corner(const digits& d, long long t, int (&out)[nd]) {
+  TG_UNROLL for (int p = nd - 1; p >= 0; --p) {
+    const long long q = t / d.tiles[p];
+    out[p] = static_cast<int>(t - q * d.tiles[p]) * d.ext[p];
+    t = q;
+  }
+}
+
+// The k-tiles [begin, end) of a unit's split.
+TG_HD inline void k_range(const args& a, const gemm_class& k, long long split, long long& begin, long long& end) {
+  begin = split * a.k_chunk;
+  end = begin + a.k_chunk < k.k.count ? begin + a.k_chunk : k.k.count;
+  if (!k.has_k || begin > end) begin = end = 0;
+}
+}  // namespace tg::tma_gemm

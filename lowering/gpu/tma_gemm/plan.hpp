@@ -1,0 +1,47 @@
+// The schedule of the TMA GEMM pipeline on sm_90a, in one table: tile shapes, ring depth and the
+// register split between the producer warpgroup and the two consumer warpgroups. Chosen per problem
+// by choose_tile below from the problem's traits (sizes, operand orientation), never from which op
+// runs.
+#pragma once
+
+namespace tg::tma_gemm {
+// BM rows (the two consumer warpgroups take BM/2 each, in m64 blocks of wgmma), BN columns (wgmma n),
+// BK = 64 (one 128-byte swizzled row of 16-bit elements), as many stages as shared memory holds.
+template <int BM_, int BN_>
+struct tile {
+  static constexpr int BM = BM_, BN = BN_, BK = 64;
+  static constexpr int consumers = 2;
+  static constexpr int row_blocks = BM / 64 / consumers;  // m64 blocks per consumer warpgroup
+  static constexpr int threads = 128 * (1 + consumers);
+  // setmaxnreg moves registers within the block's allocation at launch (threads x the launch bound's
+  // 168): asking for more than it frees blocks forever. One thread issues the copies (its coordinates
+  // spilled under 40); the consumers hold the accumulators (row_blocks * BN / 2 per thread).
+  static constexpr int entry_regs = 65536 / threads / 8 * 8;
+  static constexpr int producer_regs = 56;
+  static constexpr int consumer_regs = 224;
+  static_assert(128 * producer_regs + 128 * consumers * consumer_regs <= threads * entry_regs, "setmaxnreg would wait forever");
+  static constexpr int a_bytes = BM * BK * 2, b_bytes = BN * BK * 2;
+  static constexpr int stage_bytes = a_bytes + b_bytes;
+  static constexpr int smem_limit = 227 * 1024;  // sm_90's per-block opt-in maximum
+  static constexpr int stages = (smem_limit - 1024 - 256) / stage_bytes > 8 ? 8 : (smem_limit - 1024 - 256) / stage_bytes;
+  static constexpr int barrier_bytes = 2 * stages * 8;
+  static constexpr int smem_bytes = 1024 /* alignment slack */ + stages * stage_bytes + barrier_bytes;
+  static_assert(row_blocks >= 1 && stages >= 3, "tile shape");
+};
+
+// sm_90 (H100/H200, 227 KB of shared memory per block). 256 rows where the GEMM has them (per k-tile
+// 48 KB bring 4.2 MFLOP: a quarter less L2 traffic per flop than 128x128, and twice the work per stage
+// to cover the copies' latency); 64 columns where N is at most 64 (backward data with C <= 64).
+// Instantiated: every tile for K-major A with MN-major B (backward data), the 128-column tiles for
+// the other orientations (backward weight, forward).
+enum class tile_kind { m256n128, m256n64, m128n128, m128n64 };
+inline tile_kind choose_tile(long long max_m, long long max_n, bool a_mn, bool b_mn) {
+  const bool narrow = max_n <= 64 && !a_mn && b_mn;
+  if (max_m >= 256) return narrow ? tile_kind::m256n64 : tile_kind::m256n128;
+  return narrow ? tile_kind::m128n64 : tile_kind::m128n128;
+}
+
+// GEMMs with fewer rows or columns (per group) than this (grouped backward weight with K/G = 8, where a
+// tile would be mostly padding) are left to the cp.async pipeline's small-M and narrow kernels.
+constexpr long long min_rows = 32;
+}  // namespace tg::tma_gemm

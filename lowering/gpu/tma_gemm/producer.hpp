@@ -1,0 +1,57 @@
+// The producer: one thread walks the block's work units and, for each k-tile, waits for a free stage,
+// announces its bytes on the stage's full barrier and issues the TMA box loads of both operands. A
+// box's corner is the operand's base plus each digit's step times the digit's corner (params.hpp);
+// the k digits advance like an odometer, with no division per k-tile.
+#pragma once
+#include "arch/tma_nvidia.hpp"
+#include "lowering/gpu/tma_gemm/params.hpp"
+#include "lowering/gpu/tma_gemm/smem.hpp"
+
+namespace tg::tma_gemm {
+// The coordinates of an operand's box for group g, row digits `rows`, k digits `ks`.
+__device__ inline void box_corner(const operand& o, long long g, const int (&rows)[nd], const int (&ks)[nd], int (&x)[rank]) {
+  TG_UNROLL for (int a = 0; a < rank; ++a) {
+    int v = o.base[a] + o.step[0][0][a] * static_cast<int>(g);
+    TG_UNROLL for (int p = 0; p < nd; ++p) v += o.step[1][p][a] * rows[p] + o.step[2][p][a] * ks[p];
+    x[a] = v;
+  }
+}
+
+template <class E, class P>
+__device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* full, const int (&x)[rank]) {
+  constexpr int box_elems = boxes::swizzle_elems * boxes::swizzle_elems;  // an MN-major box: 64 k x 64 rows
+  constexpr int most = (P::BM > P::BN ? P::BM : P::BN) / boxes::swizzle_elems;
+  TG_UNROLL for (int i = 0; i < most; ++i)
+    if (i < o.boxes) arch::tma_load(dst + i * box_elems, &o.map, full, o.rank, x[0] + i * boxes::swizzle_elems, x[1], x[2], x[3], x[4]);
+}
+
+template <class E, class P>
+__device__ inline void produce(const args& a, const smem<E, P>& s) {
+  ring<P::stages> r;
+  for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
+    const unit w = locate(a, u);
+    const gemm_class& c = a.cls[w.cls];
+    long long kb, ke;
+    k_range(a, c, w.split, kb, ke);
+    int cm[nd], cn[nd], ck[nd];
+    corner(c.m, w.tm, cm);
+    corner(c.n, w.tn, cn);
+    corner(c.k, kb, ck);
+    for (long long kt = kb; kt < ke; ++kt) {
+      arch::mbarrier_wait(s.empty(r.stage), r.phase ^ 1);
+      arch::mbarrier_arrive_expect_tx(s.full(r.stage), P::stage_bytes);
+      int xa[rank], xb[rank];
+      box_corner(c.a, w.g, cm, ck, xa);
+      box_corner(c.b, w.g, cn, ck, xb);
+      load_operand<E, P>(c.a, s.a(r.stage), s.full(r.stage), xa);
+      load_operand<E, P>(c.b, s.b(r.stage), s.full(r.stage), xb);
+      TG_UNROLL for (int p = nd - 1; p >= 0; --p) {  // next k-tile: odometer over the k digits
+        ck[p] += c.k.ext[p];
+        if (ck[p] < c.k.tiles[p] * c.k.ext[p]) break;
+        ck[p] = 0;
+      }
+      r.advance();
+    }
+  }
+}
+}  // namespace tg::tma_gemm

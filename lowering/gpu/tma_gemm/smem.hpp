@@ -1,0 +1,28 @@
+// The TMA GEMM's shared memory: the stage ring (A and B tiles, each 1024-byte aligned for the 128-byte
+// swizzle) and its full/empty barrier pairs.
+#pragma once
+#include <cstdint>
+#include "lowering/gpu/tma_gemm/plan.hpp"
+
+namespace tg::tma_gemm {
+template <class E, class P>
+struct smem {
+  unsigned char* base;  // 1024-byte aligned
+  __device__ explicit smem(unsigned char* raw)
+      : base(reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) / 1024 * 1024)) {}
+  __device__ E* a(int stage) const { return reinterpret_cast<E*>(base + stage * P::stage_bytes); }
+  __device__ E* b(int stage) const { return reinterpret_cast<E*>(base + stage * P::stage_bytes + P::a_bytes); }
+  __device__ std::uint64_t* full(int stage) const { return reinterpret_cast<std::uint64_t*>(base + P::stages * P::stage_bytes) + stage; }
+  __device__ std::uint64_t* empty(int stage) const { return full(P::stages) + stage; }
+};
+
+// A position in the stage ring and the parity of its current phase.
+template <int S>
+struct ring {
+  int stage = 0;
+  std::uint32_t phase = 0;
+  __device__ void advance() {
+    if (++stage == S) stage = 0, phase ^= 1;
+  }
+};
+}  // namespace tg::tma_gemm

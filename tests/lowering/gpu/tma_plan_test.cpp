@@ -1,0 +1,266 @@
+// lowering/gpu/boxes.hpp and lowering/gpu/tma_gemm/class_plan.hpp: the descriptor-to-box derivation
+// and the TMA GEMM's plan, over whole random domains. For random convolutions (1-d/2-d/3-d, odd sizes,
+// strides and dilations 1-3, asymmetric padding, groups, every layout) the GEMMs of backward data
+// (every col2im class), backward weight and the forward convolution are planned; where a plan exists,
+// every element that every box of every (tile, k-tile) brings is emulated as the TMA does it (axis 0
+// fastest, traversal steps, zero outside the tensor) and compared with the view's element at the GEMM
+// coordinates the tile position stands for (zero where the view says padding); positions past the
+// GEMM's edges in k read zero in A or B; and C's offset and merged index of every (row, column) of
+// every tile equal the descriptor's. The channels-last layouts must get plans (the fast path exists).
+#include "lowering/gpu/tma_gemm/class_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "../../dsl/support.hpp"
+#include "ops/conv_problem.hpp"
+#include "ops/convnd_bwd_data.hpp"
+#include "dsl/compose/group_dims.hpp"
+#include "dsl/compose/im2col.hpp"
+
+using namespace tg::test;
+using tg::index_t;
+using tg::multi_index;
+
+namespace {
+constexpr int BK = tg::boxes::swizzle_elems;
+
+// The element the TMA brings at linear box position `l` (axis 0 fastest) of a box at coordinates x.
+float tma_element(const tg::arch::tma_box& b, const float* data, const int (&x)[tg::boxes::max_rank], int l) {
+  index_t off = b.base;
+  for (int a = 0; a < b.rank; ++a) {
+    const int n = b.count(a), e = l % n;
+    l /= n;
+    const index_t c = static_cast<index_t>(x[a]) + static_cast<index_t>(e) * b.elem_stride[a];
+    if (c < 0 || c >= b.length[a]) return 0.0f;
+    off += c * b.stride[a];
+  }
+  return data[off];
+}
+
+// A tile's local index i -> digits (corner + local), and whether all lie inside the dimension.
+bool digits_at(const tg::tma_gemm::digits& d, const int (&corner)[4], int i, int (&out)[4]) {
+  bool in = true;
+  for (int p = 0; p < 4; ++p) {
+    out[p] = corner[p] + ((i >> d.shift[p]) & (d.ext[p] - 1));
+    in = in && out[p] < d.len[p];
+  }
+  return in;
+}
+index_t merged(const tg::tma_gemm::digits& d, const int (&v)[4]) {
+  index_t m = 0;
+  for (int p = 0; p < 4; ++p) m = m * d.len[p] + v[p];
+  return m;
+}
+void corner_of(const tg::tma_gemm::digits& d, index_t t, int (&out)[4]) {
+  for (int p = 3; p >= 0; --p) out[p] = static_cast<int>(t % d.tiles[p]) * d.ext[p], t /= d.tiles[p];
+}
+
+// One operand's tile [rows][BK] as the TMA brings it, through the plan's corners.
+template <class View>
+std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, index_t g, const int (&rows)[4], const int (&ks)[4], int R) {
+  std::vector<float> t(static_cast<std::size_t>(R) * BK, -1.0f);
+  int x[tg::boxes::max_rank] = {};
+  for (int a = 0; a < ob.box.rank; ++a) {
+    x[a] = ob.base[a] + ob.step[0][0][a] * static_cast<int>(g);
+    for (int p = 0; p < 4; ++p) x[a] += ob.step[1][p][a] * rows[p] + ob.step[2][p][a] * ks[p];
+  }
+  EXPECT_EQ(ob.box.elements() * ob.boxes, R * BK);
+  for (int i = 0; i < ob.boxes; ++i) {
+    for (int l = 0; l < ob.box.elements(); ++l) {
+      const float val = tma_element(ob.box, v.data, x, l);
+      const int r = ob.mn_major ? i * BK + l % BK : l / BK, k = ob.mn_major ? l / BK : l % BK;
+      t[static_cast<std::size_t>(r) * BK + k] = val;
+    }
+    x[0] += BK;
+  }
+  return t;
+}
+
+// Every element of every tile of the plan against the views.
+template <int BM, int BN, class Views>
+void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
+  ASSERT_TRUE(p.ok) << p.why;
+  const index_t G = p.groups;
+  long long checked = 0;
+  for (index_t g = 0; g < G; ++g)
+    for (index_t tm = 0; tm < p.m.count; ++tm)
+      for (index_t tn = 0; tn < p.n.count; ++tn) {
+        int cm[4], cn[4];
+        corner_of(p.m, tm, cm);
+        corner_of(p.n, tn, cn);
+        // C: the offset and merged index of every tile position.
+        for (int r = 0; r < BM; ++r) {
+          int dm[4];
+          if (!digits_at(p.m, cm, r, dm)) continue;
+          for (int c = 0; c < BN; ++c) {
+            int dn[4];
+            if (!digits_at(p.n, cn, c, dn)) continue;
+            index_t off = p.c_off0 + p.c_g * g, mi = 0, ni = 0;
+            for (int q = 0; q < 4; ++q) off += p.c_m[q] * dm[q] + p.c_n[q] * dn[q], mi += p.ws_m[q] * dm[q], ni += p.ws_n[q] * dn[q];
+            const multi_index<3> at{{g, merged(p.m, dm), merged(p.n, dn)}};
+            ASSERT_EQ(mi, at[1]);
+            ASSERT_EQ(ni, at[2]);
+            ASSERT_EQ(off, v.c.desc.offset(at)) << "C at " << str(at);
+          }
+        }
+        if (!p.has_k) continue;
+        for (index_t kt = 0; kt < p.k.count; ++kt) {
+          int ck[4];
+          corner_of(p.k, kt, ck);
+          const auto ta = fetch(p.a, v.a, g, cm, ck, BM), tb = fetch(p.b, v.b, g, cn, ck, BN);
+          for (int k = 0; k < BK; ++k) {
+            int dk[4];
+            const bool k_in = digits_at(p.k, ck, k, dk);
+            bool a_zero = true, b_zero = true;
+            for (int r = 0; r < BM; ++r) {
+              int dm[4];
+              const float got = ta[static_cast<std::size_t>(r) * BK + k];
+              a_zero = a_zero && got == 0.0f;
+              if (!k_in || !digits_at(p.m, cm, r, dm)) continue;
+              ASSERT_EQ(got, v.a.load({{g, merged(p.m, dm), merged(p.k, dk)}})) << "A tile " << tm << " k-tile " << kt << " row " << r << " k " << k;
+              ++checked;
+            }
+            for (int c = 0; c < BN; ++c) {
+              int dn[4];
+              const float got = tb[static_cast<std::size_t>(c) * BK + k];
+              b_zero = b_zero && got == 0.0f;
+              if (!k_in || !digits_at(p.n, cn, c, dn)) continue;
+              ASSERT_EQ(got, v.b.load({{g, merged(p.n, dn), merged(p.k, dk)}})) << "B tile " << tn << " k-tile " << kt << " col " << c << " k " << k;
+              ++checked;
+            }
+            if (!k_in) ASSERT_TRUE(a_zero || b_zero) << "k past K must read zero in A or B (k-tile " << kt << ", k " << k << ")";
+          }
+        }
+      }
+  if (p.has_k) EXPECT_GT(checked, 0);
+}
+
+// Plans v for each tile shape of the table (plan.hpp) and checks every plan; true if any exists.
+template <class Views>
+bool check_tiles(const Views& v, bool expect) {
+  bool any = false;
+  auto one = [&](auto bm, auto bn) {
+    constexpr int BM = decltype(bm)::value, BN = decltype(bn)::value;
+    SCOPED_TRACE(::testing::Message() << "tile " << BM << "x" << BN);
+    const auto p = tg::tma_gemm::plan_class<BM, BN>(v);
+    if (p.ok) check_plan<BM, BN>(v, p), any = true;
+    else if (expect && BM == 128 && BN == 128) ADD_FAILURE() << "no plan: " << p.why;
+  };
+  one(std::integral_constant<int, 128>{}, std::integral_constant<int, 128>{});
+  one(std::integral_constant<int, 256>{}, std::integral_constant<int, 128>{});
+  one(std::integral_constant<int, 256>{}, std::integral_constant<int, 64>{});
+  return any;
+}
+
+std::vector<float> random_data(std::size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> d(1.0f, 2.0f);  // never zero: a zero read is padding
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+template <int ND>
+void check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool channels_last) {
+  // Dense channels-last 2-d and 3-d problems always get plans; others may be refused (a 1-d stride
+  // past 2 with one image has no box of 128 output positions; 3-d groups need six axes).
+  const bool expect_plans = channels_last && pr.G == 1 && ND >= 2;
+  SCOPED_TRACE(::testing::Message() << ND << "-d G " << pr.G << " N " << pr.N << " K " << pr.K << " C " << pr.C << " layout "
+                                    << static_cast<int>(pr.layout));
+  const auto xd = pr.x_desc<ND>(), yd = pr.y_desc<ND>(), wd = pr.w_desc<ND>();
+  auto x = random_data(static_cast<std::size_t>(xd.element_space), rng);
+  auto y = random_data(static_cast<std::size_t>(yd.element_space), rng);
+  auto w = random_data(static_cast<std::size_t>(wd.element_space), rng);
+  std::vector<float> out(1);
+  const auto geo = pr.geometry<ND>();
+  using spatial = tg::seq_range<3, 3 + ND>;
+  int planned = 0;
+  {  // backward data: every col2im class
+    const tg::ops::col2im_batch<ND, const float, const float, float, decltype(yd), decltype(wd), decltype(xd)> batch{
+        tg::col2im<ND>(geo), y.data(), w.data(), out.data(), yd, wd, xd};
+    for (index_t t = 0; t < batch.count(); ++t) {
+      SCOPED_TRACE(::testing::Message() << "backward data, class " << t);
+      const auto v = batch.views(t);
+      if (v.m() == 0 || v.n() == 0) continue;
+      planned += check_tiles(v, expect_plans);
+    }
+  }
+  {  // backward weight
+    SCOPED_TRACE("backward weight");
+    const auto a = tg::make_view(y.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq<2>{}, tg::seq_cat<tg::seq<1>, spatial>{}));
+    const auto b = tg::make_view(x.data(), tg::im2col_t<ND>(xd, geo));
+    const auto c = tg::make_view(out.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{}));
+    const auto v = tg::make_gemm_views(a, b, c);
+    planned += check_tiles(v, expect_plans);
+  }
+  {  // the forward convolution (docs/new-op.md): y = im2col(x) * w
+    SCOPED_TRACE("forward");
+    const auto a = tg::make_view(x.data(), tg::im2col<ND>(xd, geo));
+    const auto b = tg::make_view(w.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{}));
+    const auto c = tg::make_view(out.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq_cat<tg::seq<1>, spatial>{}, tg::seq<2>{}));
+    const auto v = tg::make_gemm_views(a, b, c);
+    planned += check_tiles(v, expect_plans);
+  }
+  if (channels_last && (ND < 3 || pr.G == 1)) EXPECT_GT(planned, 0);
+}
+
+template <int ND>
+tg::ops::conv_problem random_problem(std::mt19937& rng, tg::ops::conv_layout layout, index_t channel_unit) {
+  tg::ops::conv_problem p;
+  p.ndim = ND;
+  p.layout = layout;
+  p.G = uniform(rng, 1, 2);
+  p.N = uniform(rng, 1, 3);
+  p.K = p.G * channel_unit * uniform(rng, 1, 2);
+  p.C = p.G * channel_unit * uniform(rng, 1, 2);
+  for (int d = 0; d < ND; ++d) {
+    const auto w = random_dim(rng, ND == 3 ? 6 : 11);
+    p.in[d] = w.in, p.filter[d] = w.win, p.stride[d] = w.stride, p.dilation[d] = w.dilation, p.pad_l[d] = w.pad_l, p.pad_r[d] = w.pad_r;
+  }
+  return p;
+}
+
+template <int ND>
+void check_random(tg::ops::conv_layout layout, index_t channel_unit, bool expect_plans) {
+  for (const auto seed : seeds()) {
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    std::mt19937 rng(seed);
+    for (int i = 0; i < 3; ++i) check_problem<ND>(random_problem<ND>(rng, layout, channel_unit), rng, expect_plans);
+  }
+}
+
+using L = tg::ops::conv_layout;
+TEST(TmaPlan, ChannelsLast1D) { check_random<1>(L::nhwgc, 64, true); }
+TEST(TmaPlan, ChannelsLast2D) { check_random<2>(L::nhwgc, 64, true); }
+TEST(TmaPlan, ChannelsLast3D) { check_random<3>(L::nhwgc, 64, true); }
+TEST(TmaPlan, GroupsFirst2D) { check_random<2>(L::gnhwc, 64, true); }
+// Odd channel counts and channels-first: whatever plans exist must be right (most are refused).
+TEST(TmaPlan, OddChannels2D) { check_random<2>(L::nhwgc, 24, false); }
+TEST(TmaPlan, ChannelsFirst2D) { check_random<2>(L::nchw, 64, false); }
+
+// The seed's backward data (stride 2: four classes) gets a plan of one K-major box of dy and MN-major
+// boxes of w per k-tile, with k-tiles of 64 channels at one tap.
+TEST(TmaPlan, SeedBackwardData) {
+  tg::ops::conv_problem p;
+  p.ndim = 2, p.N = 2, p.K = 128, p.C = 128, p.filter[0] = p.filter[1] = 3, p.in[0] = p.in[1] = 9;
+  p.stride[0] = p.stride[1] = 2, p.pad_l[0] = p.pad_l[1] = p.pad_r[0] = p.pad_r[1] = 1;
+  std::mt19937 rng(1);
+  check_problem<2>(p, rng, true);
+  std::vector<float> y(static_cast<std::size_t>(p.y_desc<2>().element_space), 1.0f), w(static_cast<std::size_t>(p.w_desc<2>().element_space), 1.0f);
+  std::vector<float> x(1);
+  const auto yd = p.y_desc<2>();
+  const auto wd = p.w_desc<2>();
+  const auto xd = p.x_desc<2>();
+  const tg::ops::col2im_batch<2, const float, const float, float, decltype(yd), decltype(wd), decltype(xd)> batch{
+      tg::col2im<2>(p.geometry<2>()), y.data(), w.data(), x.data(), yd, wd, xd};
+  const auto plan = tg::tma_gemm::plan_class<128, 128>(batch.views(0));
+  ASSERT_TRUE(plan.ok) << plan.why;
+  EXPECT_FALSE(plan.a_mn);
+  EXPECT_TRUE(plan.b_mn);
+  EXPECT_EQ(plan.a.boxes, 1);
+  EXPECT_EQ(plan.b.boxes, 2);
+  EXPECT_EQ(plan.k.count, 2 * 2 * 2);  // 2x2 taps of class 0, 128 channels in 2 k-tiles
+}
+}  // namespace

@@ -1,0 +1,22 @@
+# cmake -DBUILD=<build> -DSOURCE=<consumer source> -DWORK=<scratch> -DGENERATOR=<gen> -DCXX=<c++> [-DCUDA_ROOT=<toolkit>] -P this
+# Installs BUILD into WORK/prefix, configures and builds the consumer against it, runs it.
+file(REMOVE_RECURSE ${WORK})
+function(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}")
+  endif()
+  message(STATUS "${what}: ok")
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+step("install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix)
+set(extra "")
+if(CUDA_ROOT)
+  list(APPEND extra -DCUDAToolkit_ROOT=${CUDA_ROOT})
+endif()
+step("configure the consumer" ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/build -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX}
+     -DCMAKE_PREFIX_PATH=${WORK}/prefix ${extra})
+message(STATUS "${step_output}")
+step("build the consumer" ${CMAKE_COMMAND} --build ${WORK}/build)
+step("run the consumer" ${WORK}/build/consumer)
+message(STATUS "${step_output}")
