@@ -26,6 +26,11 @@
 
 namespace tg::arch {
 
+// Free and total memory of the current device, in bytes: free bounds what new allocations can get.
+struct device_memory_info {
+  std::size_t free = 0, total = 0;
+};
+
 #if defined(TG_RT)
 inline constexpr bool has_gpu_runtime = true;
 using error_t = TG_RT(Error_t);
@@ -144,6 +149,12 @@ inline std::string device_name() { return device_name(current_device()); }
 // Waits for all work on the current device; reports errors of earlier asynchronous work.
 inline void synchronize() { TG_CHECK(TG_RT(DeviceSynchronize)()); }
 
+inline device_memory_info device_memory() {
+  device_memory_info m;
+  TG_CHECK(TG_RT(MemGetInfo)(&m.free, &m.total));
+  return m;
+}
+
 #else  // no GPU runtime: plain C++ compiler
 
 inline constexpr bool has_gpu_runtime = false;
@@ -176,6 +187,7 @@ inline int current_device() { detail::no_runtime("current_device"); }
 inline std::string device_name(int) { detail::no_runtime("device_name"); }
 inline std::string device_name() { detail::no_runtime("device_name"); }
 inline void synchronize() { detail::no_runtime("synchronize"); }
+inline device_memory_info device_memory() { detail::no_runtime("device_memory"); }
 
 #endif
 

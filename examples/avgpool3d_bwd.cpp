@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
     if (!o.layout.empty()) layout = o.layout;
     ops::require(layout == "ncdhw" || layout == "ndhwc", "avgpool3d_bwd", "--layout", "must be ncdhw or ndhwc, got " + layout);
     p.layout = layout == "ncdhw" ? ops::channel_order::first : ops::channel_order::last;
-    p.validate("avgpool3d_bwd");
+    p.validate("avgpool3d_bwd", sizeof(T), {"dx", "dy"});
     const std::string desc = fmt::format("N{} C{} {}x{}x{} k{}x{}x{} s{},{},{} d{},{},{} p{},{},{}/{},{},{} {}{}", p.N, p.C, p.in[0], p.in[1], p.in[2],
                                          p.window[0], p.window[1], p.window[2], p.stride[0], p.stride[1], p.stride[2], p.dilation[0],
                                          p.dilation[1], p.dilation[2], p.pad_l[0], p.pad_l[1], p.pad_l[2], p.pad_r[0], p.pad_r[1], p.pad_r[2],
@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
 
     const std::vector<std::int64_t> xl{p.N, p.C, p.in[0], p.in[1], p.in[2]}, yl{p.N, p.C, p.out(0), p.out(1), p.out(2)};
     const std::vector<int> phys = layout == "ncdhw" ? std::vector<int>{0, 1, 2, 3, 4} : std::vector<int>{0, 2, 3, 4, 1};
+    ex::memory_plan("avgpool3d_bwd", o).add("dy", ex::volume(yl), sizeof(T)).add("dx", ex::volume(xl), sizeof(T)).check(be);
     const auto dyin = ex::make_input<T>(o, "dy", yl, phys, rng);
     const auto& dy = dyin.canonical;
     std::vector<T> dx(static_cast<std::size_t>(ex::volume(xl)));

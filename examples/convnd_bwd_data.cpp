@@ -11,11 +11,12 @@ int main(int argc, char** argv) {
   auto setup = [&](CLI::App& app, ex::options&) { cli.add(app); };
   auto run = [&](auto t, auto& be, ex::options& o) -> bool {
     using T = decltype(t);
-    cli.resolve(o, "convnd_bwd_data");
+    cli.resolve(o, "convnd_bwd_data", sizeof(T), ops::conv_bwd_data_tensors);
     const auto& p = cli.p;
     auto rng = ex::make_rng(o);
     fmt::print("convnd_bwd_data {} {} on {} (seed {})\n", cli.describe(), o.dtype, be.name, o.seed);
     const auto xl = cli.x_len(), wl = cli.w_len(), yl = cli.y_len();
+    ex::memory_plan("convnd_bwd_data", o).add("dy", ex::volume(yl), sizeof(T)).add("w", ex::volume(wl), sizeof(T)).add("dx", ex::volume(xl), sizeof(T)).check(be);
     const auto dyin = ex::make_input<T>(o, "dy", yl, cli.y_order(), rng), win = ex::make_input<T>(o, "w", wl, cli.w_order(), rng);
     const auto &dy = dyin.canonical, &w = win.canonical;
     std::vector<T> dx(static_cast<std::size_t>(ex::volume(xl)));

@@ -16,11 +16,12 @@ int main(int argc, char** argv) {
   };
   auto run = [&](auto t, auto& be, ex::options& o) -> bool {
     using T = decltype(t);
-    cli.resolve(o, "grouped_conv_bwd_weight");
+    cli.resolve(o, "grouped_conv_bwd_weight", sizeof(T), ops::conv_bwd_weight_tensors);
     const auto& p = cli.p;
     auto rng = ex::make_rng(o);
     fmt::print("grouped_conv_bwd_weight {} k-splits {} {} on {} (seed {})\n", cli.describe(), k_splits, o.dtype, be.name, o.seed);
     const auto xl = cli.x_len(), wl = cli.w_len(), yl = cli.y_len();
+    ex::memory_plan("grouped_conv_bwd_weight", o).add("x", ex::volume(xl), sizeof(T)).add("dy", ex::volume(yl), sizeof(T)).add("dw", ex::volume(wl), sizeof(T)).check(be);
     const auto xin = ex::make_input<T>(o, "x", xl, cli.x_order(), rng), dyin = ex::make_input<T>(o, "dy", yl, cli.y_order(), rng);
     const auto &x = xin.canonical, &dy = dyin.canonical;
     std::vector<T> dw(static_cast<std::size_t>(ex::volume(wl)));

@@ -24,13 +24,16 @@ int main(int argc, char** argv) {
     if (!o.layout.empty()) layout = o.layout;
     ops::require(layout == "nchw" || layout == "nhwc", "groupnorm_bwd", "--layout", "must be nchw or nhwc, got " + layout);
     p.layout = layout == "nchw" ? ops::channel_order::first : ops::channel_order::last;
-    p.validate("groupnorm_bwd");
+    p.validate("groupnorm_bwd", sizeof(T));
     const std::string desc = fmt::format("N{} C{} {}x{} G{} {}", p.N, p.C, p.H, p.W, p.G, layout);
     auto rng = ex::make_rng(o);
     fmt::print("groupnorm_bwd {} {} on {} (seed {})\n", desc, o.dtype, be.name, o.seed);
 
     const std::vector<std::int64_t> xl{p.N, p.C, p.hw()}, cl{p.C};
     const std::vector<int> phys = layout == "nchw" ? std::vector<int>{0, 1, 2} : std::vector<int>{0, 2, 1};
+    const std::int64_t nx = ex::volume(xl), ng = p.N * p.G;
+    ex::memory_plan("groupnorm_bwd", o).add("x", nx, sizeof(T)).add("dy", nx, sizeof(T)).add("dx", nx, sizeof(T)).add("y", nx, sizeof(T))
+        .add("mean", ng, sizeof(float)).add("rstd", ng, sizeof(float)).check(be);
     const auto xin = ex::make_input<T>(o, "x", xl, phys, rng), dyin = ex::make_input<T>(o, "dy", xl, phys, rng);
     const auto gin = ex::make_input<T>(o, "gamma", cl, {0}, rng), bin = ex::make_input<T>(o, "beta", cl, {0}, rng);
     const auto &x = xin.canonical, &dy = dyin.canonical, &gamma = gin.canonical, &beta = bin.canonical;

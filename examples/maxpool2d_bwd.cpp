@@ -30,13 +30,15 @@ int main(int argc, char** argv) {
     if (!o.layout.empty()) layout = o.layout;
     ops::require(layout == "nchw" || layout == "nhwc", "maxpool2d_bwd", "--layout", "must be nchw or nhwc, got " + layout);
     p.layout = layout == "nchw" ? ops::channel_order::first : ops::channel_order::last;
-    p.validate("maxpool2d_bwd");
+    p.validate("maxpool2d_bwd", sizeof(T), {"x", "dy", indices ? "idx" : nullptr});
     const std::string desc = fmt::format("N{} C{} {}x{} {}x{} s{},{} d{},{} p{},{} {}{}", p.N, p.C, p.in[0], p.in[1], p.window[0], p.window[1],
                                          p.stride[0], p.stride[1], p.dilation[0], p.dilation[1], p.pad_l[0], p.pad_l[1], layout, indices ? " indices" : "");
     auto rng = ex::make_rng(o);
     fmt::print("maxpool2d_bwd {} {} on {} (seed {})\n", desc, o.dtype, be.name, o.seed);
     const std::vector<std::int64_t> xl{p.N, p.C, p.in[0], p.in[1]}, yl{p.N, p.C, p.out(0), p.out(1)};
     const std::vector<int> phys = layout == "nchw" ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0, 2, 3, 1};
+    ex::memory_plan("maxpool2d_bwd", o).add("x", ex::volume(xl), sizeof(T)).add("dy", ex::volume(yl), sizeof(T)).add("dx", ex::volume(xl), sizeof(T))
+        .add("y", ex::volume(yl), sizeof(T)).add("idx", ex::volume(yl), sizeof(std::int32_t)).check(be);
     const auto xin = ex::make_input<T>(o, "x", xl, phys, rng), dyin = ex::make_input<T>(o, "dy", yl, phys, rng);
     const auto &x = xin.canonical, &dy = dyin.canonical;
     std::vector<T> dx(x.size()), y(dy.size());

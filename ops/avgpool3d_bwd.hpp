@@ -11,7 +11,7 @@ struct avgpool3d_problem : pool_problem<3> {
 
 template <class T, class Backend>
 void avgpool3d_bwd(Backend& be, const avgpool3d_problem& p, const T* dy, T* dx) {
-  p.validate("avgpool3d_bwd");
+  p.validate("avgpool3d_bwd", sizeof(T), {"dx", "dy"});
   const mean_route<3> route{p.geometry(), p.count_include_pad};
   window_gather(be, p.geometry(), make_view(dy, p.out_desc()), make_view(dx, p.in_desc()), route);
 }

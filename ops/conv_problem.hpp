@@ -14,6 +14,13 @@ enum class conv_layout {
   nchw,   // PyTorch's: x NCHW, w KCYX (K = G * K/G), y NKHW
 };
 
+// What an op calls its x-, w- and y-shaped tensors, so that a size error names the op's own tensor.
+struct conv_tensor_names {
+  const char *x, *w, *y;
+};
+inline constexpr conv_tensor_names conv_fwd_tensors{"x", "w", "y"}, conv_bwd_data_tensors{"dx", "w", "dy"},
+    conv_bwd_weight_tensors{"x", "dw", "dy"};
+
 struct conv_problem {
   int ndim = 2;
   index_t G = 1, N = 1, K = 1, C = 1;  // K and C count all groups' channels
@@ -29,7 +36,8 @@ struct conv_problem {
   }
   index_t out(int d) const { return floor_div(in[d] + pad_l[d] + pad_r[d] - dilation[d] * (filter[d] - 1) - 1, stride[d]) + 1; }
 
-  void validate(const char* op) const {
+  // elem_bytes: the size of the tensors' elements (the default, fp32's, is the widest any op takes).
+  void validate(const char* op, std::size_t elem_bytes = sizeof(float), conv_tensor_names names = conv_fwd_tensors) const {
     auto pos = [&](index_t v, const std::string& n) { require(v > 0, op, n, "must be positive, got " + std::to_string(v)); };
     require(ndim >= 1 && ndim <= 3, op, "ndim", "must be 1, 2 or 3, got " + std::to_string(ndim));
     pos(G, "G"); pos(N, "N"); pos(K, "K"); pos(C, "C");
@@ -40,10 +48,19 @@ struct conv_problem {
       pos(filter[d], "filter" + s); pos(in[d], "in" + s); pos(stride[d], "stride" + s); pos(dilation[d], "dilation" + s);
       require(pad_l[d] >= 0, op, "pad_l" + s, "must not be negative, got " + std::to_string(pad_l[d]));
       require(pad_r[d] >= 0, op, "pad_r" + s, "must not be negative, got " + std::to_string(pad_r[d]));
-      const index_t span = dilation[d] * (filter[d] - 1) + 1, padded = in[d] + pad_l[d] + pad_r[d];
+      const index_t span = checked_add(checked_mul(dilation[d], filter[d] - 1), 1), padded = checked_add(checked_add(in[d], pad_l[d]), pad_r[d]);
+      require(span >= 0, op, "filter" + s, "the dilated filter, dilation x (filter - 1) + 1, does not fit in 64 bits");
+      require(padded >= 0, op, "in" + s, "the padded input, in + pad_l + pad_r, does not fit in 64 bits");
       require(span <= padded, op, "filter" + s,
               "dilated filter " + std::to_string(span) + " is larger than the padded input " + std::to_string(padded));
     }
+    // Every tensor's element count and bytes fit in 64 bits (the element-space arithmetic relies on it).
+    index_t x[6] = {G, N, C / G}, w[6] = {G, K / G, C / G}, y[6] = {G, N, K / G};
+    for (int d = 0; d < ndim; ++d) x[3 + d] = in[d], w[3 + d] = filter[d], y[3 + d] = out(d);
+    const std::size_t rank = static_cast<std::size_t>(3 + ndim);
+    require_size(op, names.x, std::span<const index_t>(x, rank), elem_bytes);
+    require_size(op, names.w, std::span<const index_t>(w, rank), elem_bytes);
+    require_size(op, names.y, std::span<const index_t>(y, rank), elem_bytes);
   }
 
   template <int ND> auto x_desc() const { return desc<ND>(C / G, [&](int d) { return in[d]; }); }

@@ -22,7 +22,7 @@ struct col2im_batch {
 
 template <int ND, class T, class Backend>
 void convnd_bwd_data(Backend& be, const conv_problem& p, const T* dy, const T* w, T* dx, gemm_policy policy = {}) {
-  p.validate("convnd_bwd_data");
+  p.validate("convnd_bwd_data", sizeof(T), conv_bwd_data_tensors);
   require(p.ndim == ND, "convnd_bwd_data", "ndim", "the problem is " + std::to_string(p.ndim) + "-d");
   const col2im_batch<ND, T, T, T, decltype(p.y_desc<ND>()), decltype(p.w_desc<ND>()), decltype(p.x_desc<ND>())> batch{
       col2im<ND>(p.geometry<ND>()), dy, w, dx, p.y_desc<ND>(), p.w_desc<ND>(), p.x_desc<ND>()};
@@ -31,7 +31,7 @@ void convnd_bwd_data(Backend& be, const conv_problem& p, const T* dy, const T* w
 
 template <class T, class Backend>
 void convnd_bwd_data(Backend& be, const conv_problem& p, const T* dy, const T* w, T* dx, gemm_policy policy = {}) {
-  p.validate("convnd_bwd_data");
+  p.validate("convnd_bwd_data", sizeof(T), conv_bwd_data_tensors);
   switch (p.ndim) {
     case 1: return convnd_bwd_data<1>(be, p, dy, w, dx, policy);
     case 2: return convnd_bwd_data<2>(be, p, dy, w, dx, policy);

@@ -10,7 +10,7 @@
 namespace tg::ops {
 template <int ND, class T, class Backend>
 void grouped_conv_bwd_weight(Backend& be, const conv_problem& p, const T* x, const T* dy, T* dw, gemm_policy policy = {}) {
-  p.validate("grouped_conv_bwd_weight");
+  p.validate("grouped_conv_bwd_weight", sizeof(T), conv_bwd_weight_tensors);
   require(p.ndim == ND, "grouped_conv_bwd_weight", "ndim", "the problem is " + std::to_string(p.ndim) + "-d");
   using spatial = seq_range<3, 3 + ND>;
   const auto a = make_view(dy, group_dims(p.y_desc<ND>(), seq<0>{}, seq<2>{}, seq_cat<seq<1>, spatial>{}));
@@ -21,7 +21,7 @@ void grouped_conv_bwd_weight(Backend& be, const conv_problem& p, const T* x, con
 
 template <class T, class Backend>
 void grouped_conv_bwd_weight(Backend& be, const conv_problem& p, const T* x, const T* dy, T* dw, gemm_policy policy = {}) {
-  p.validate("grouped_conv_bwd_weight");
+  p.validate("grouped_conv_bwd_weight", sizeof(T), conv_bwd_weight_tensors);
   switch (p.ndim) {
     case 1: return grouped_conv_bwd_weight<1>(be, p, x, dy, dw, policy);
     case 2: return grouped_conv_bwd_weight<2>(be, p, x, dy, dw, policy);

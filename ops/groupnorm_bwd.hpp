@@ -11,6 +11,7 @@
 #include "dsl/transform/unmerge.hpp"
 #include "lowering/row_reduce.hpp"
 #include "ops/check.hpp"
+#include "ops/memory.hpp"
 #include "ops/pool_problem.hpp"
 
 namespace tg::ops {
@@ -20,12 +21,19 @@ struct groupnorm_problem {
   channel_order layout = channel_order::first;  // NCHW or NHWC (CK's NHWGC)
 
   index_t hw() const { return H * W; }
-  void validate(const char* op) const {
+  // elem_bytes: the size of x's elements (and dy's, dx's, y's; the default, fp32's, is the widest).
+  void validate(const char* op, std::size_t elem_bytes = sizeof(float)) const {
     for (auto [v, n] : {std::pair{N, "N"}, {C, "C"}, {G, "G"}, {H, "H"}, {W, "W"}})
       require(v > 0, op, n, "must be positive, got " + std::to_string(v));
     require(C % G == 0, op, "C", "C = " + std::to_string(C) + " is not divisible by G = " + std::to_string(G));
     require(eps > 0.0f, op, "eps", "must be positive");
+    // Every tensor's element count and bytes fit in 64 bits: x-shaped ones, the fp32 statistics
+    // [N, G] and the fp32 scratch rows [N, C] (larger than x in bytes when H * W = 1 and x is 16-bit).
+    require_size(op, "x", {N, C, H, W}, elem_bytes);
+    require_size(op, "mean", {N, G}, sizeof(float));
+    require_size(op, "scratch", {scratch_rows, N, C}, sizeof(float));
   }
+  static constexpr index_t scratch_rows = 5;  // fp32 [N, C] arrays: groupnorm_bwd takes 5, groupnorm_fwd 3 and two [N, G]
   // [N, C, HW] in memory order.
   auto desc() const {
     return make_ordered_descriptor(multi_index<3>{{N, C, hw()}},
@@ -101,8 +109,9 @@ struct groupnorm_param_grads {
 
 template <class T, class Backend>
 void groupnorm_fwd(Backend& be, const groupnorm_problem& p, const T* x, const T* gamma, const T* beta, T* y, float* mean, float* rstd) {
-  p.validate("groupnorm_fwd");
+  p.validate("groupnorm_fwd", sizeof(T));
   const index_t NG = p.N * p.G, NC = p.N * p.C, Cg = p.C / p.G;
+  require_scratch(be, "groupnorm_fwd", (2 * NG + 3 * NC) * index_t(sizeof(float)));
   auto sum_sq = be.template scratch<float>(NG), sum = be.template scratch<float>(NG);
   const auto groups = make_view(x, p.groups());
   row_sums(be, groups, groups, sum_sq.data(), sum.data());
@@ -117,8 +126,9 @@ void groupnorm_fwd(Backend& be, const groupnorm_problem& p, const T* x, const T*
 template <class T, class Backend>
 void groupnorm_bwd(Backend& be, const groupnorm_problem& p, const T* x, const T* dy, const T* gamma, const float* mean,
                    const float* rstd, T* dx, T* dgamma, T* dbeta) {
-  p.validate("groupnorm_bwd");
+  p.validate("groupnorm_bwd", sizeof(T));
   const index_t NC = p.N * p.C, Cg = p.C / p.G;
+  require_scratch(be, "groupnorm_bwd", p.scratch_rows * NC * index_t(sizeof(float)));
   auto ds = be.template scratch<float>(NC), db = be.template scratch<float>(NC);
   row_sums(be, make_view(x, p.rows()), make_view(dy, p.rows()), ds.data(), db.data());
   auto a = be.template scratch<float>(NC), b = be.template scratch<float>(NC), c = be.template scratch<float>(NC);

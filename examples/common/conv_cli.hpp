@@ -18,8 +18,8 @@ struct conv_cli {
     app.add_option("--stride", stride)->delimiter(','); app.add_option("--dilation", dilation)->delimiter(',');
     app.add_option("--pad-l", pad_l)->delimiter(','); app.add_option("--pad-r", pad_r)->delimiter(',');
   }
-  // Positional values win over the named ones.
-  void resolve(const options& o, const char* op) {
+  // Positional values win over the named ones. elem_bytes and names: the op's (for the size checks).
+  void resolve(const options& o, const char* op, std::size_t elem_bytes, ops::conv_tensor_names names) {
     const auto& q = o.problem;
     if (!q.empty()) {
       ops::require(q[0] >= 1 && q[0] <= 3, op, "NDim", "must be 1, 2 or 3");
@@ -39,7 +39,7 @@ struct conv_cli {
       p.filter[d] = filter[d]; p.in[d] = in[d]; p.stride[d] = stride[d]; p.dilation[d] = dilation[d]; p.pad_l[d] = pad_l[d]; p.pad_r[d] = pad_r[d];
     }
     p.layout = layout == "gnhwc" ? ops::conv_layout::gnhwc : layout == "nhwgc" ? ops::conv_layout::nhwgc : ops::conv_layout::nchw;
-    p.validate(op);
+    p.validate(op, elem_bytes, names);
   }
   std::string describe() const {
     std::string s = fmt::format("{}D G{} N{} K{} C{}", p.ndim, p.G, p.N, p.K, p.C);

@@ -12,9 +12,13 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
+#include "arch/runtime.hpp"
 #include "dsl/numeric.hpp"
 #include "ops/check.hpp"
+#include "ops/memory.hpp"
 
 namespace tg { struct gpu_backend; }  // lowering/gpu/backend.hpp (GPU builds only)
 
@@ -190,6 +194,59 @@ inline void print_summary(const std::string& op, const std::string& problem, con
                           const std::string& check, double ms) {
   fmt::print("SUMMARY|{}|{}|{}|{}|{}|{}\n", op, problem, backend, o.dtype, check, ms >= 0 ? fmt::format("{:.4f}", ms) : "-");
 }
+
+// The memory an example will take, counted before it allocates anything: a problem too large for
+// the machine gets ops::insufficient_memory (exit 2) naming the tensor, instead of the OS killing the
+// process once the memory runs out (issue 21). Per element of each tensor the host holds about two
+// copies in the dtype (canonical order for the reference, memory order for the op), one more on the
+// host backend (the buffer the op works on), 8 bytes of double (the inputs drawn, the reference's
+// output) and 8 more when verifying (the reference's inputs); a GPU backend holds one copy in the
+// dtype on the device. Op scratch is the op's to check (ops/memory.hpp).
+class memory_plan {
+ public:
+  memory_plan(const char* op, const options& o) : op_(op), verify_(o.verify != 0) {}
+  // A tensor of `elements` elements of elem_bytes bytes (the problem is validated: both fit in 64 bits).
+  memory_plan& add(std::string name, std::int64_t elements, std::size_t elem_bytes) {
+    tensors_.push_back({std::move(name), elements, static_cast<std::int64_t>(elem_bytes)});
+    return *this;
+  }
+  // Checks the plan against what the host, and the device for a GPU backend, can give now.
+  template <class Backend>
+  void check(const Backend&) const {
+    if constexpr (std::is_same_v<Backend, host_backend>) check(false, ops::host_available_bytes(), 0);
+    else check(true, ops::host_available_bytes(), arch::device_memory().free);
+  }
+  // The same against given amounts (gpu: whether the tensors also live on a device).
+  void check(bool gpu, std::uint64_t host_available, std::uint64_t device_available) const {
+    std::int64_t host = 0, device = 0;
+    for (const auto& t : tensors_) {
+      const std::int64_t per_element = (gpu ? 2 : 3) * t.elem_bytes + (verify_ ? 16 : 8);
+      const std::string size = std::to_string(t.elements) + " elements of " + std::to_string(t.elem_bytes) + " bytes";
+      need(t.name, "host", host, ops::checked_mul(t.elements, per_element), host_available, " (" + size + ", with the copies this example keeps)");
+      if (gpu) need(t.name, "device", device, ops::checked_mul(t.elements, t.elem_bytes), device_available, " (" + size + ")");
+    }
+  }
+
+ private:
+  // Adds `bytes` (-1: more than 64 bits hold) to `total`, or throws when the sum passes `available`.
+  void need(const std::string& name, const char* where, std::int64_t& total, std::int64_t bytes, std::uint64_t available,
+            const std::string& what) const {
+    const std::int64_t sum = ops::checked_add(total, bytes);
+    if (sum < 0 || static_cast<std::uint64_t>(sum) > available) {
+      std::string detail = what;
+      if (total > 0) detail += " on top of " + ops::describe_bytes(static_cast<std::uint64_t>(total)) + " for the tensors before it";
+      throw ops::insufficient_memory(op_, name, where, bytes < 0 ? UINT64_MAX : static_cast<std::uint64_t>(bytes), available, detail);
+    }
+    total = sum;
+  }
+  struct tensor {
+    std::string name;
+    std::int64_t elements, elem_bytes;
+  };
+  const char* op_;
+  bool verify_;
+  std::vector<tensor> tensors_;
+};
 
 inline std::string resolve_backend(const options& o, bool gpu_built, bool gpu_present) {
   if (o.backend == "host") return "host";

@@ -25,6 +25,7 @@ TEST(ArchRuntime, MemoryOperationsSayWhy) {
   }
   EXPECT_THROW(ta::synchronize(), std::runtime_error);
   EXPECT_THROW(ta::device_name(), std::runtime_error);
+  EXPECT_THROW(ta::device_memory(), std::runtime_error);
 }
 
 TEST(ArchRuntime, EmptyBufferNeedsNoDevice) {

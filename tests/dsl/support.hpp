@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -117,9 +118,20 @@ void check_transform(const T& t, const std::vector<index_t>& lengths, RefLower r
 inline constexpr auto always = [](const auto&) { return true; };
 
 // Strides of a tensor with logical lengths `len` stored densely in the physical order `perm`
-// (perm[0] slowest): the way a layout (NCHW, NHWC, NHWGC...) becomes strides.
+// (perm[0] slowest): the way a layout (NCHW, NHWC, NHWGC...) becomes strides. perm must be a
+// permutation of [0, N): anything else throws std::invalid_argument (in every build type), since a
+// short one would read past its end and give garbage strides (issue 21).
 template <int N>
 multi_index<N> strides_for(const multi_index<N>& len, const std::vector<int>& perm) {
+  std::vector<bool> seen(N, false);
+  bool ok = perm.size() == std::size_t(N);
+  for (std::size_t p = 0; ok && p < perm.size(); ++p) {
+    ok = perm[p] >= 0 && perm[p] < N && !seen[perm[p]];
+    if (ok) seen[perm[p]] = true;
+  }
+  if (!ok)
+    throw std::invalid_argument("strides_for: " + ::testing::PrintToString(perm) + " is not a permutation of the " + std::to_string(N) +
+                                " dimensions of the tensor");
   multi_index<N> s{};
   index_t acc = 1;
   for (int p = N - 1; p >= 0; --p) s[perm[p]] = acc, acc *= len[perm[p]];

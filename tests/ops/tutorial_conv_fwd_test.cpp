@@ -16,7 +16,7 @@ using namespace tg;
 // y = x (*) w: per group, y[G, (N, out...), K] = im2col(x)[G, (N, out...), (taps..., C)] * w[G, K, (taps..., C)].
 template <int ND, class T, class Backend>
 void conv_fwd(Backend& be, const ops::conv_problem& p, const T* x, const T* w, T* y) {
-  p.validate("conv_fwd");
+  p.validate("conv_fwd", sizeof(T));  // names x, w, y in its messages (ops::conv_fwd_tensors)
   using spatial = seq_range<3, 3 + ND>;
   const auto a = make_view(x, im2col<ND>(p.x_desc<ND>(), p.geometry<ND>()));                                  // A [G, M, K]
   const auto b = make_view(w, group_dims(p.w_desc<ND>(), seq<0>{}, seq<1>{}, seq_cat<spatial, seq<2>>{}));    // B [G, N, K]

@@ -67,7 +67,8 @@ TEST(KOrder, BackwardWeightTilesAreUniform) {
   tg::window_geometry<2> seed_like{};
   seed_like[0] = {7, 3, 2, 1, 1, 1};
   seed_like[1] = {6, 3, 2, 1, 1, 1};
-  const std::vector<int> nchw{0, 1, 2, 3, 4}, nhwc{1, 3, 4, 0, 2};
+  // Layouts of [G, N, C, spatial...] tensors: one permutation per rank (strides_for checks it).
+  const std::vector<int> nchw{0, 1, 2, 3, 4}, nhwc{1, 3, 4, 0, 2}, nwgc{1, 3, 0, 2}, ncw{0, 1, 2, 3};
   check_backward_weight<2>(seed_like, 2 * BK, 3, 2, nhwc);
   check_backward_weight<2>(seed_like, BK, 2, 3, nchw);
   check_backward_weight<2>(seed_like, 3, 2, 3, nhwc);  // N not a multiple of BK: the identity
@@ -80,7 +81,8 @@ TEST(KOrder, BackwardWeightTilesAreUniform) {
     check_backward_weight<2>(g, uniform(rng, 1, 9), uniform(rng, 1, 3), uniform(rng, 1, 3), nchw);
     tg::window_geometry<1> g1{};
     g1[0] = random_dim(rng, 9);
-    check_backward_weight<1>(g1, BK * uniform(rng, 1, 2), uniform(rng, 1, 3), uniform(rng, 1, 3), {1, 2, 0});
+    check_backward_weight<1>(g1, BK * uniform(rng, 1, 2), uniform(rng, 1, 3), uniform(rng, 1, 3), nwgc);
+    check_backward_weight<1>(g1, BK * uniform(rng, 1, 2), uniform(rng, 1, 3), uniform(rng, 1, 3), ncw);
   }
 }
 }  // namespace
