@@ -309,6 +309,9 @@ int main_of(const char* op, const std::string& layouts, int argc, char** argv, S
   } catch (const ops::invalid_problem& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;
+  } catch (const scratch_shortfall& e) {
+    fmt::print(stderr, "error: {}: {}\n", op, e.what());
+    return 2;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 #include "arch/runtime.hpp"
 #include "dsl/config.hpp"
+#include "lowering/backend.hpp"
 
 // Launch bounds for AMD only: hipcc otherwise assumes 1024 threads per block and budgets registers
 // for that; nvcc with the same bound spills some small kernels, so NVIDIA gets none.
@@ -25,7 +26,13 @@ class scratch_arena {
     bytes = (bytes + 255) / 256 * 256;
     if (used_ + bytes > buf_.size()) {
       if (s) TG_CHECK(TG_RT(StreamSynchronize)(s)); else arch::synchronize();
-      if (bytes > buf_.size()) buf_ = arch::device_buffer<unsigned char>(bytes > (64u << 20) ? bytes : (64u << 20));
+      if (bytes > buf_.size()) {
+        const std::size_t want = bytes > (64u << 20) ? bytes : (64u << 20);
+        const std::size_t have = arch::device_memory().free + buf_.size();  // the old buffer goes first
+        if (bytes > have) throw scratch_shortfall(bytes, have);
+        buf_ = arch::device_buffer<unsigned char>();
+        buf_ = arch::device_buffer<unsigned char>(want <= have ? want : bytes);
+      }
       used_ = 0;
     }
     void* p = buf_.data() + used_;
