@@ -3,7 +3,7 @@
 For each case PyTorch draws the inputs; tilegrad's example reads the same bytes (--load), runs and times
 its op (--time), writes its outputs (--save); PyTorch runs and times its own op on the same tensors and
 the outputs are compared. Writes bench.json and bench.md to the output folder.
-Usage: bench.py BUILD_DIR OUT_DIR [--quick] [--channels-last] [--only=OP[,OP...]]"""
+Usage: bench.py BUILD_DIR OUT_DIR [--quick] [--channels-last] [--layers] [--only=OP[,OP...]]"""
 import json, os, re, statistics, subprocess, sys, tempfile, datetime
 import torch
 
@@ -132,8 +132,29 @@ def conv(op, case, N, K, C, G, sp, filt, stride, pad, dt, chl, copy, gemm):
     flops = 2.0 * dy.numel() * (C // G) * torch.tensor(filt).prod().item()
     report(op, case, dt, ("NHWC" if nd == 2 else "NDHWC") if chl else "NCHW", ours, bench(f), (x.numel() + w.numel() + dy.numel()) * x.element_size(), flops, err, copy, gemm)
 
+def resnet_layers():
+    # ResNet-50 at batch 128 (3x3 and 1x1 layers from 56x56 down to 7x7, a strided 1x1 downsample) and a
+    # 3-d U-Net layer at batch 2: both gradients of each, as a training step needs them.
+    layers = [("resnet50 3x3 C64 56x56", 128, 64, 64, [56, 56], [3, 3], [1, 1], [1, 1]),
+              ("resnet50 3x3 C128 28x28", 128, 128, 128, [28, 28], [3, 3], [1, 1], [1, 1]),
+              ("resnet50 3x3 C256 14x14", 128, 256, 256, [14, 14], [3, 3], [1, 1], [1, 1]),
+              ("resnet50 3x3 C512 7x7", 128, 512, 512, [7, 7], [3, 3], [1, 1], [1, 1]),
+              ("resnet50 1x1 C64->256 56x56", 128, 256, 64, [56, 56], [1, 1], [1, 1], [0, 0]),
+              ("resnet50 1x1 C1024->256 14x14", 128, 256, 1024, [14, 14], [1, 1], [1, 1], [0, 0]),
+              ("resnet50 1x1 s2 downsample C256->512 56x56", 128, 512, 256, [56, 56], [1, 1], [2, 2], [0, 0]),
+              ("unet3d 3^3 C64 N2 32x64x64", 2, 64, 64, [32, 64, 64], [3, 3, 3], [1, 1, 1], [1, 1, 1])]
+    out = []
+    for name, N, K, C, sp, filt, stride, pad in layers:
+        for op in ("convnd_bwd_data", "grouped_conv_bwd_weight"):
+            out.append((op, lambda dt, c, op=op, a=(name, N, K, C, sp, filt, stride, pad):
+                        conv(op, a[0], a[1], a[2], a[3], 1, a[4], a[5], a[6], a[7], dt, c, *ROOFS)))
+    return out
+
+ROOFS = []
+
 def main():
     copy, gemm = roofs()
+    ROOFS[:] = [copy, gemm]
     print(f"roofs: copy {copy:.0f} GB/s, fp16 gemm {gemm:.0f} TFLOP/s", flush=True)
     cases = [
         ("maxpool2d_bwd", lambda dt, c: maxpool("resnet-stem N128 C64 112x112 3x3 s2 p1", 128, 64, 112, 112, 3, 2, 1, dt, c, copy, gemm)),
@@ -150,6 +171,8 @@ def main():
         ("grouped_conv_bwd_weight", lambda dt, c: conv("grouped_conv_bwd_weight", "depthwise N64 G=C=K384 28x28 7x7 p3", 64, 384, 384, 384, [28, 28], [7, 7], [1, 1], [3, 3], dt, c, copy, gemm)),
         ("grouped_conv_bwd_weight", lambda dt, c: conv("grouped_conv_bwd_weight", "dense N128 K256 C128 71x71 3x3 s2 p1", 128, 256, 128, 1, [71, 71], [3, 3], [2, 2], [1, 1], dt, c, copy, gemm)),
     ]
+    if "--layers" in sys.argv:  # issue 16's real-network layers (channels-last is what they target)
+        cases += resnet_layers()
     for dt in ((torch.float16,) if quick else (torch.float16, torch.float32)):
         for chl in layouts:
             for op, c in cases:
