@@ -30,6 +30,7 @@ struct options {
   int repeat = 20;
   std::uint64_t seed = 0;
   std::string load, save;  // folders of raw tensors in memory order (<name>.bin), for the benchmark
+  bool explain = false;    // print which GEMM pipeline each GPU call took, and why
 };
 
 // CK's positional `verify init time [problem...]`, plus the named options every example has.
@@ -45,6 +46,7 @@ inline void add_common(CLI::App& app, options& o, const std::string& layouts) {
   app.add_option("--seed", o.seed, "random seed (0: a fresh one, printed)");
   app.add_option("--load", o.load, "read the inputs from DIR/<name>.bin (raw, memory order) instead of drawing them");
   app.add_option("--save", o.save, "write the outputs to DIR/<name>.bin (raw, memory order)");
+  app.add_flag("--explain", o.explain, "print which GEMM pipeline (and plan) each GPU call took, and why");
 }
 
 inline std::mt19937_64 make_rng(options& o) {
@@ -261,6 +263,7 @@ inline std::string resolve_backend(const options& o, bool gpu_built, bool gpu_pr
 
 #include "lowering/backend.hpp"
 #if defined(TG_WITH_GPU)
+#include "lowering/gpu/path_report.hpp"
 #include "lowering/gpu_ops.hpp"
 namespace tg::ex {
 // A GPU call is timed by events on its stream, as PyTorch's benchmark times its ops: the time the
@@ -298,7 +301,17 @@ int main_of(const char* op, const std::string& layouts, int argc, char** argv, S
 #endif
     auto with_backend = [&](auto t) -> bool {
 #if defined(TG_WITH_GPU)
-      if (backend == "gpu") { gpu_backend be; return run(t, be, o); }
+      if (backend == "gpu") {
+        gpu_backend be;
+        const bool ok = run(t, be, o);
+        if (o.explain) {  // the path report (lowering/gpu/path_report.hpp), each distinct line once
+          std::vector<std::string> seen;
+          for (const auto& l : gemm_paths())
+            if (std::find(seen.begin(), seen.end(), l) == seen.end()) seen.push_back(l), fmt::print("gemm path: {}\n", l);
+          if (seen.empty()) fmt::print("gemm path: no GEMM on the GPU\n");
+        }
+        return ok;
+      }
 #endif
       host_backend be;
       if (o.time && o.repeat > 3 && o.backend != "host") o.repeat = 3;  // the host backend is a reference loop nest
