@@ -270,3 +270,52 @@ TEST(TmaPlan, SeedBackwardData) {
   EXPECT_EQ(plan.k.count, 2 * 2 * 2);  // 2x2 taps of class 0, 128 channels in 2 k-tiles
 }
 }  // namespace
+
+// The tile table (plan.hpp) on representative problems: which tile each takes.
+TEST(TmaPlan, TileTable) {
+  using tg::tma_gemm::choose_tile;
+  using K = tg::tma_gemm::tile_kind;
+  // backward data (K-major A, MN-major B): the seed (C = 128) and a ResNet layer with C = 64
+  EXPECT_EQ(choose_tile(128 * 36 * 36, 128, false, true), K::m256n128);
+  EXPECT_EQ(choose_tile(64 * 56 * 56, 64, false, true), K::m256n64);
+  EXPECT_EQ(choose_tile(200, 64, false, true), K::m128n64);
+  // backward weight (both MN-major): M = K channels; 64 columns are not instantiated there
+  EXPECT_EQ(choose_tile(256, 9 * 128, true, true), K::m256n128);
+  EXPECT_EQ(choose_tile(128, 9 * 64, true, true), K::m128n128);
+  EXPECT_EQ(choose_tile(256, 64, true, true), K::m256n128);
+  // forward (both K-major)
+  EXPECT_EQ(choose_tile(128 * 56 * 56, 64, false, false), K::m256n128);
+}
+
+// Each op's GEMM gets the orientation its layout implies (channels-last): backward data reads dy
+// along K (K-major A) and w along C (MN-major B); backward weight both along their channels (MN-major);
+// the forward convolution both along k (K-major).
+TEST(TmaPlan, OrientationPerOp) {
+  tg::ops::conv_problem p;
+  p.ndim = 2, p.N = 4, p.K = 128, p.C = 128, p.filter[0] = p.filter[1] = 3, p.in[0] = p.in[1] = 12;
+  p.pad_l[0] = p.pad_l[1] = p.pad_r[0] = p.pad_r[1] = 1;
+  const auto xd = p.x_desc<2>(), yd = p.y_desc<2>(), wd = p.w_desc<2>();
+  std::vector<float> x(static_cast<std::size_t>(xd.element_space), 1.0f), y(static_cast<std::size_t>(yd.element_space), 1.0f),
+      w(static_cast<std::size_t>(wd.element_space), 1.0f), out(1);
+  using spatial = tg::seq_range<3, 5>;
+  const tg::ops::col2im_batch<2, const float, const float, float, decltype(yd), decltype(wd), decltype(xd)> data{
+      tg::col2im<2>(p.geometry<2>()), y.data(), w.data(), out.data(), yd, wd, xd};
+  const auto pd = tg::tma_gemm::plan_class<256, 128>(data.views(0));
+  ASSERT_TRUE(pd.ok) << pd.why;
+  EXPECT_FALSE(pd.a_mn);
+  EXPECT_TRUE(pd.b_mn);
+  const auto wv = tg::make_gemm_views(tg::make_view(y.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq<2>{}, tg::seq_cat<tg::seq<1>, spatial>{})),
+                                      tg::make_view(x.data(), tg::im2col_t<2>(xd, p.geometry<2>())),
+                                      tg::make_view(out.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{})));
+  const auto pw = tg::tma_gemm::plan_class<128, 128>(wv);
+  ASSERT_TRUE(pw.ok) << pw.why;
+  EXPECT_TRUE(pw.a_mn);
+  EXPECT_TRUE(pw.b_mn);
+  const auto fv = tg::make_gemm_views(tg::make_view(x.data(), tg::im2col<2>(xd, p.geometry<2>())),
+                                      tg::make_view(w.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{})),
+                                      tg::make_view(out.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq_cat<tg::seq<1>, spatial>{}, tg::seq<2>{})));
+  const auto pf = tg::tma_gemm::plan_class<256, 128>(fv);
+  ASSERT_TRUE(pf.ok) << pf.why;
+  EXPECT_FALSE(pf.a_mn);
+  EXPECT_FALSE(pf.b_mn);
+}
