@@ -115,9 +115,11 @@ class _GroupNormFn(torch.autograd.Function):
         x = _layout.to_format(x, fmt)
         N, C = x.shape[0], x.shape[1]
         hw = x.numel() // (N * C) if N * C > 0 else 0
-        # PyTorch's CUDA forward takes contiguous inputs only ("Expected X.is_contiguous(memory_format)",
-        # seen on the H100 with PyTorch 2.11): run it on a contiguous copy, hand y back in x's format.
-        y, mean, rstd = torch.native_group_norm(x.contiguous(), weight, bias, N, C, hw, groups, eps)
+        # PyTorch's CUDA kernel takes contiguous inputs only ("Expected X.is_contiguous(memory_format)", seen
+        # on the H100 with PyTorch 2.11): there it runs on a contiguous copy and y goes back to x's format.
+        # The CPU kernel takes channels-last as it is (and its y must stay bit-identical to nn.GroupNorm's).
+        xin = x.contiguous() if x.is_cuda else x
+        y, mean, rstd = torch.native_group_norm(xin, weight, bias, N, C, hw, groups, eps)
         y = _layout.to_format(y, fmt)
         ctx.save_for_backward(x, weight, mean, rstd)
         ctx.groups, ctx.fmt = groups, fmt
