@@ -77,6 +77,23 @@ inline boxes::extents only(int p, int e) {
 }
 }  // namespace detail
 
+// The shared-memory orientation of A and B (a_mn * 2 + b_mn: whether each one's contiguous digit is a
+// row digit), from the views' axes alone, without choosing tiles; -1 where they are not boxes (the
+// plan then says why). The launch picks its tile from this before planning once for that tile.
+template <class Views>
+int orientation_of(const Views& v) {
+  using namespace boxes;
+  if constexpr (!affine_split<decltype(v.a)>::on || !affine_split<decltype(v.b)>::on) {
+    return -1;
+  } else {
+    const view_digits da = digits_of(v.a), db = digits_of(v.b);
+    const view_axes xa = axes_of(da), xb = axes_of(db);
+    int pa, pb;
+    const int ia = xa.ok ? detail::inner_dim(xa, da, pa) : -1, ib = xb.ok ? detail::inner_dim(xb, db, pb) : -1;
+    return ia < 0 || ib < 0 ? -1 : (ia == 1) * 2 + (ib == 1);
+  }
+}
+
 // Plans views v of one GEMM for tiles BM x BN x BK (BK = boxes::swizzle_elems).
 template <int BM, int BN, class Views>
 class_plan plan_class(const Views& v) {

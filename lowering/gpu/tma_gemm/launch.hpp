@@ -30,26 +30,8 @@ bool kernel_runs_here() {
   return ok;
 }
 
-// Schedule fields an experiment may override without rebuilding (A/B runs; the defaults are the
-// table's): TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0.
-struct overrides {
-  std::string tile;
-  int release_early = -1;  // -1: the table's
-  int l2 = 256;
-};
-inline const overrides& schedule_overrides() {
-  static const overrides o = [] {
-    overrides r;
-    if (const char* t = std::getenv("TG_TMA_TILE")) r.tile = t;
-    if (const char* t = std::getenv("TG_TMA_RELEASE")) r.release_early = std::strcmp(t, "early") == 0;
-    if (const char* t = std::getenv("TG_TMA_L2")) r.l2 = std::atoi(t);
-    return r;
-  }();
-  return o;
-}
-
 inline void set_operand(operand& o, const boxes::operand_boxes& b, const void* data, arch::tma_elem e) {
-  o.map = arch::encode_tma(b.box, data, e, schedule_overrides().l2);
+  o.map = arch::encode_tma(b.box, data, e, sm90_schedule().l2_promotion_bytes);
   o.rank = b.box.rank;
   o.boxes = b.boxes;
   for (int x = 0; x < rank; ++x) o.base[x] = b.base[x];
@@ -111,7 +93,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
   a.alpha = ep.alpha;
   a.c = v0.c.data;
   a.c_vectors = true;
-  a.release_early = schedule_overrides().release_early == 1;
+  a.release_early = sm90_schedule().release_early;
   if (batch.count() == 1 && plans[0].ok && plans[0].has_k) {  // split-K where the tiles alone cannot fill the GPU
     const long long kt = plans[0].k.count, tiles = plans[0].m.count * plans[0].n.count * plans[0].groups;
     long long want = pol.k_splits > 0 ? pol.k_splits : split_k_chunks(tiles, be.processors(), kt / 4);
@@ -186,18 +168,16 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
       max_n = batch.views(t).n() > max_n ? batch.views(t).n() : max_n;
     }
     if (max_m < min_rows || max_n < min_rows) return why = "a narrow GEMM (M or N under " + std::to_string(min_rows) + ")", false;
-    // The orientation first (it does not depend on the tile), then the tile from the table.
-    class_plan probe[max_classes];
-    int orient;
-    if (!plan_batch<tile<128, 128>>(batch, probe, orient, why)) return false;
+    // The orientation first (from the views' axes: it does not depend on the tile), then the tile from
+    // the table, then one plan for that tile (run_tile).
+    int orient = -1;
+    for (index_t t = 0; t < batch.count() && orient < 0; ++t) {
+      const V v = batch.views(t);
+      if (v.m() > 0 && v.n() > 0 && v.k() > 0) orient = orientation_of(v);
+    }
     std::string why256;
-    tile_kind kind = choose_tile(max_m, max_n, orient >= 2, orient % 2 == 1 || orient < 0);
-    const std::string& forced = schedule_overrides().tile;
-    if (forced == "256x128") kind = tile_kind::m256n128;
-    if (forced == "256x64") kind = tile_kind::m256n64;
-    if (forced == "128x128") kind = tile_kind::m128n128;
-    if (forced == "128x64") kind = tile_kind::m128n64;
-    switch (kind) {
+    const schedule& sched = sm90_schedule();
+    switch (sched.force_tile ? sched.tile : choose_tile(max_m, max_n, orient >= 2, orient % 2 == 1 || orient < 0)) {
       case tile_kind::m256n64:
         if (run_tile<E, tile<256, 64>>(be, batch, ep, pol, why256)) return why = why256, true;
         [[fallthrough]];

@@ -3,6 +3,9 @@
 // by choose_tile below from the problem's traits (sizes, operand orientation), never from which op
 // runs.
 #pragma once
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 namespace tg::tma_gemm {
 // BM rows (the two consumer warpgroups take BM/2 each, in m64 blocks of wgmma), BN columns (wgmma n),
@@ -39,6 +42,31 @@ inline tile_kind choose_tile(long long max_m, long long max_n, bool a_mn, bool b
   const bool narrow = max_n <= 64 && !a_mn && b_mn;
   if (max_m >= 256) return narrow ? tile_kind::m256n64 : tile_kind::m256n128;
   return narrow ? tile_kind::m128n64 : tile_kind::m128n128;
+}
+
+// The run-time fields of the schedule, with sm_90's values (measured: performance.md section 15, run
+// 10): consumers release a stage once the next k-tile's batch is issued (early: once its own batch
+// retires), L2 filled from DRAM in 256-byte pieces. An experiment may override any field without a
+// rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0.
+struct schedule {
+  bool release_early = false;
+  int l2_promotion_bytes = 256;
+  bool force_tile = false;
+  tile_kind tile = tile_kind::m256n128;
+};
+inline const schedule& sm90_schedule() {
+  static const schedule s = [] {
+    schedule r;
+    if (const char* t = std::getenv("TG_TMA_RELEASE")) r.release_early = std::strcmp(t, "early") == 0;
+    if (const char* t = std::getenv("TG_TMA_L2")) r.l2_promotion_bytes = std::atoi(t);
+    if (const char* t = std::getenv("TG_TMA_TILE")) {
+      const std::string v = t;
+      r.force_tile = v == "256x128" || v == "256x64" || v == "128x128" || v == "128x64";
+      r.tile = v == "256x64" ? tile_kind::m256n64 : v == "128x128" ? tile_kind::m128n128 : v == "128x64" ? tile_kind::m128n64 : tile_kind::m256n128;
+    }
+    return r;
+  }();
+  return s;
 }
 
 // GEMMs with fewer rows or columns (per group) than this (grouped backward weight with K/G = 8, where a

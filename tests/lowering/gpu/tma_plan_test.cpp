@@ -304,6 +304,7 @@ TEST(TmaPlan, OrientationPerOp) {
   ASSERT_TRUE(pd.ok) << pd.why;
   EXPECT_FALSE(pd.a_mn);
   EXPECT_TRUE(pd.b_mn);
+  EXPECT_EQ(tg::tma_gemm::orientation_of(data.views(0)), 1);  // what the launch picks its tile by
   const auto wv = tg::make_gemm_views(tg::make_view(y.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq<2>{}, tg::seq_cat<tg::seq<1>, spatial>{})),
                                       tg::make_view(x.data(), tg::im2col_t<2>(xd, p.geometry<2>())),
                                       tg::make_view(out.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{})));
@@ -311,6 +312,7 @@ TEST(TmaPlan, OrientationPerOp) {
   ASSERT_TRUE(pw.ok) << pw.why;
   EXPECT_TRUE(pw.a_mn);
   EXPECT_TRUE(pw.b_mn);
+  EXPECT_EQ(tg::tma_gemm::orientation_of(wv), 3);
   const auto fv = tg::make_gemm_views(tg::make_view(x.data(), tg::im2col<2>(xd, p.geometry<2>())),
                                       tg::make_view(w.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{})),
                                       tg::make_view(out.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq_cat<tg::seq<1>, spatial>{}, tg::seq<2>{})));
@@ -318,4 +320,5 @@ TEST(TmaPlan, OrientationPerOp) {
   ASSERT_TRUE(pf.ok) << pf.why;
   EXPECT_FALSE(pf.a_mn);
   EXPECT_FALSE(pf.b_mn);
+  EXPECT_EQ(tg::tma_gemm::orientation_of(fv), 0);
 }
