@@ -17,7 +17,7 @@ for v in "$@"; do
   name=${v%%=*}; envs=${v#*=}
   for c in "${cases[@]}"; do
     set -- $c; ex=$1; shift
-    t=$(env $envs timeout 60 build-gpu/examples/$ex "$@" --layout nhwgc --dtype fp16 --backend gpu --repeat 30 2>/dev/null | grep -o "Perf: [0-9.]* ms" | grep -o "[0-9.]*")
+    t=$(env $envs timeout 20 build-gpu/examples/$ex "$@" --layout nhwgc --dtype fp16 --backend gpu --repeat 30 2>/dev/null | grep -o "Perf: [0-9.]* ms" | grep -o "[0-9.]*")
     printf '%-14s %-72s %s ms\n' "$name" "$ex $*" "${t:-FAIL}"
   done
 done | tee "$out/variants.txt"
