@@ -53,12 +53,5 @@ __device__ inline void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 #endif
 }
-// Arrives at named barrier `id` without waiting: the other side of a hand-over (the waiters bar.sync
-// with the same thread count, which counts the arrivals and the waiters together).
-__device__ inline void named_barrier_arrive(int id, int threads) {
-#if defined(__CUDA_ARCH__)
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-#endif
-}
 #endif
 }  // namespace tg::arch

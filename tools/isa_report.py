@@ -100,13 +100,12 @@ def classify(d):
             flags = re.findall(r"true|false", m.group(7))
             detail += f" {m.group(1)}x{m.group(2)}x{m.group(3)} w{m.group(4)}x{m.group(5)} s{m.group(6)}" + \
                 (" ring" if flags[:1] == ["true"] else "") + (" waited" if flags[1:2] == ["false"] else "")
-    elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN, PingPong>, AMn, BMn>: one kernel serves every op (params decide)
+    elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN>, AMn, BMn>: one kernel serves every op (params decide)
         op = "conv GEMMs"
-        m = re.search(r"tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)>", d)
+        m = re.search(r"tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)>", d)
         if m:
-            yes = lambda b: b in ("true", "1")
-            mn = lambda b: "MN" if yes(b) else "K"
-            detail = f"{m.group(1)}x{m.group(2)}{' ping-pong' if yes(m.group(3) or '') else ''} A {mn(m.group(4))} B {mn(m.group(5))}"
+            mn = lambda b: "MN" if b in ("true", "1") else "K"
+            detail = f"{m.group(1)}x{m.group(2)} A {mn(m.group(3))} B {mn(m.group(4))}"
     elif kind == "window gather":
         nd = re.search(r"gather_kernel<(\d+),", d).group(1)
         if "mean_route<" in d:

@@ -1,5 +1,4 @@
-// A consumer warpgroup: its part of the block's tile (row_blocks m64 blocks: half the rows, or all of
-// them in a ping-pong tile). Per k-tile it waits for the
+// A consumer warpgroup: BM/2 rows of the block's tile, in m64 blocks. Per k-tile it waits for the
 // stage's full barrier, issues the k-tile's wgmma batch straight from the swizzled shared tiles, and
 // releases the stage the previous batch read once that batch has retired (one batch stays in flight).
 #pragma once
@@ -11,9 +10,9 @@
 
 namespace tg::tma_gemm {
 #if defined(TG_NV_WGMMA)
-// acc[b] (rows 64 b.. of this warpgroup's part, all BN columns) = the sum over k-tiles [kb, ke) of A * B.
+// acc[b] (rows 64 b.. of this warpgroup's BM/2, all BN columns) = the sum over k-tiles [kb, ke) of A * B.
 template <class E, class P, bool AMn, bool BMn>
-__device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, long long kb, long long ke, int part,
+__device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, long long kb, long long ke, int wg,
                                     float (&acc)[P::row_blocks][P::BN / 8][4], bool release_early) {
   using namespace gpu_gemm;
   constexpr bool bf16 = std::is_same_v<E, bf16_t>;
@@ -24,7 +23,7 @@ __device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, lon
   int prev = -1;
   for (long long kt = kb; kt < ke; ++kt) {
     arch::mbarrier_wait(s.full(r.stage), r.phase);
-    const std::uint32_t a0 = arch::smem_addr(s.a(r.stage)) + part * P::row_blocks * block_bytes;
+    const std::uint32_t a0 = arch::smem_addr(s.a(r.stage)) + wg * P::row_blocks * block_bytes;
     const std::uint64_t db = wgmma_tile_desc<P::BN, P::BK, E, BMn>(arch::smem_addr(s.b(r.stage)));
     arch::wgmma_fence();
     TG_UNROLL for (int kk = 0; kk < P::BK / 16; ++kk) {

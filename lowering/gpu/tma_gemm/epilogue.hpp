@@ -36,16 +36,16 @@ __device__ inline void store_pair(E* p, float x, float y, bool both) {
 }
 
 template <class E, class P>
-__device__ inline void epilogue(const args& a, const gemm_class& c, const unit& w, const float (&acc)[P::row_blocks][P::BN / 8][4], int part) {
+__device__ inline void epilogue(const args& a, const gemm_class& c, const unit& w, const float (&acc)[P::row_blocks][P::BN / 8][4], int wg) {
   const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32, quad = lane % 4;
   int cm[nd], cn[nd];
   corner(c.m, w.tm, cm);
   corner(c.n, w.tn, cn);
-  // This thread's rows: block b, half h -> tile row part * 64 row_blocks + 64 b + 16 warp + lane/4 + 8 h.
+  // This thread's rows: block b, half h -> tile row wg * BM/2 + 64 b + 16 warp + lane/4 + 8 h.
   long long row_off[P::row_blocks][2], row_m[P::row_blocks][2];
   bool row_ok[P::row_blocks][2];
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h) {
-    const int r = (part * P::row_blocks + b) * 64 + 16 * warp + lane / 4 + 8 * h;
+    const int r = wg * (P::BM / 2) + 64 * b + 16 * warp + lane / 4 + 8 * h;
     row_ok[b][h] = local_digits(c.m, cm, r, c.c_m, c.ws_m, row_off[b][h], row_m[b][h]);
     row_off[b][h] += c.c_off0 + c.c_g * w.g;
   }

@@ -122,8 +122,8 @@ bool launch_plans(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
     a.units += c.units;
     a.c_vectors = a.c_vectors && c_columns_vector<E>(p, v.c.data);
   }
-  why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + (P::pingpong ? " ping-pong" : "") + ", " +
-        std::to_string(P::stages) + " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units, split-K " +
+  why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + ", " + std::to_string(P::stages) +
+        " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units, split-K " +
         std::to_string(a.splits) + (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;
   float* ws = nullptr;
@@ -183,10 +183,6 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
         [[fallthrough]];
       case tile_kind::m128n64:
         return run_tile<E, tile<128, 64>>(be, batch, ep, pol, why);
-      case tile_kind::m128n64_pingpong:
-        return run_tile<E, tile<128, 64, true>>(be, batch, ep, pol, why);
-      case tile_kind::m128n128_pingpong:
-        return run_tile<E, tile<128, 128, true>>(be, batch, ep, pol, why);
       case tile_kind::m256n128:
         if (run_tile<E, tile<256, 128>>(be, batch, ep, pol, why256)) return why = why256, true;
         [[fallthrough]];

@@ -5,20 +5,16 @@
 #pragma once
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace tg::tma_gemm {
-// BM rows, BN columns (wgmma n), BK = 64 (one 128-byte swizzled row of 16-bit elements), as many
-// stages as shared memory holds. Cooperative: both consumer warpgroups work on each tile (BM/2 rows
-// each). Ping-pong: each warpgroup takes every other tile whole, so that one's epilogue overlaps the
-// other's multiply (short reductions, such as backward data's col2im classes, spend a large share of a
-// tile in the epilogue); the accumulators of a whole tile must fit one warpgroup's registers.
-template <int BM_, int BN_, bool PingPong = false>
+// BM rows (the two consumer warpgroups take BM/2 each, in m64 blocks of wgmma), BN columns (wgmma n),
+// BK = 64 (one 128-byte swizzled row of 16-bit elements), as many stages as shared memory holds.
+template <int BM_, int BN_>
 struct tile {
   static constexpr int BM = BM_, BN = BN_, BK = 64;
   static constexpr int consumers = 2;
-  static constexpr bool pingpong = PingPong;
-  static constexpr int tile_warpgroups = pingpong ? 1 : consumers;  // consumer warpgroups per tile
-  static constexpr int row_blocks = BM / 64 / tile_warpgroups;  // m64 blocks per consumer warpgroup
+  static constexpr int row_blocks = BM / 64 / consumers;  // m64 blocks per consumer warpgroup
   static constexpr int threads = 128 * (1 + consumers);
   // setmaxnreg moves registers within the block's allocation at launch (threads x the launch bound's
   // 168): asking for more than it frees blocks forever. One thread issues the copies (its coordinates
@@ -34,7 +30,6 @@ struct tile {
   static constexpr int barrier_bytes = 2 * stages * 8;
   static constexpr int smem_bytes = 1024 /* alignment slack */ + stages * stage_bytes + barrier_bytes;
   static_assert(row_blocks >= 1 && stages >= 3, "tile shape");
-  static_assert(row_blocks * BN / 2 <= 128, "a warpgroup's accumulators (fp32 per thread) leave room for the rest");
 };
 
 // sm_90 (H100/H200, 227 KB of shared memory per block). 256 rows where the GEMM has them (per k-tile
@@ -42,28 +37,17 @@ struct tile {
 // to cover the copies' latency); 64 columns where N is at most 64 (backward data with C <= 64).
 // Instantiated: every tile for K-major A with MN-major B (backward data), the 128-column tiles for
 // the other orientations (backward weight, forward).
-enum class tile_kind { m256n128, m256n64, m128n128, m128n64, m128n128_pingpong, m128n64_pingpong };
+enum class tile_kind { m256n128, m256n64, m128n128, m128n64 };
 inline tile_kind choose_tile(long long max_m, long long max_n, bool a_mn, bool b_mn) {
   const bool narrow = max_n <= 64 && !a_mn && b_mn;
   if (max_m >= 256) return narrow ? tile_kind::m256n64 : tile_kind::m256n128;
   return narrow ? tile_kind::m128n64 : tile_kind::m128n128;
 }
-inline const char* tile_name(tile_kind t) {
-  switch (t) {
-    case tile_kind::m256n128: return "256x128";
-    case tile_kind::m256n64: return "256x64";
-    case tile_kind::m128n128: return "128x128";
-    case tile_kind::m128n64: return "128x64";
-    case tile_kind::m128n128_pingpong: return "128x128pp";
-    default: return "128x64pp";
-  }
-}
 
 // The run-time fields of the schedule, with sm_90's values (measured: performance.md section 15, run
 // 10): consumers release a stage once the next k-tile's batch is issued (early: once its own batch
 // retires), L2 filled from DRAM in 256-byte pieces. An experiment may override any field without a
-// rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64|128x128pp|128x64pp (pp: ping-pong),
-// TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0.
+// rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0.
 struct schedule {
   bool release_early = false;
   int l2_promotion_bytes = 256;
@@ -75,10 +59,11 @@ inline const schedule& sm90_schedule() {
     schedule r;
     if (const char* t = std::getenv("TG_TMA_RELEASE")) r.release_early = std::strcmp(t, "early") == 0;
     if (const char* t = std::getenv("TG_TMA_L2")) r.l2_promotion_bytes = std::atoi(t);
-    if (const char* t = std::getenv("TG_TMA_TILE"))
-      for (tile_kind k : {tile_kind::m256n128, tile_kind::m256n64, tile_kind::m128n128, tile_kind::m128n64, tile_kind::m128n128_pingpong,
-                          tile_kind::m128n64_pingpong})
-        if (std::strcmp(t, tile_name(k)) == 0) r.force_tile = true, r.tile = k;
+    if (const char* t = std::getenv("TG_TMA_TILE")) {
+      const std::string v = t;
+      r.force_tile = v == "256x128" || v == "256x64" || v == "128x128" || v == "128x64";
+      r.tile = v == "256x64" ? tile_kind::m256n64 : v == "128x128" ? tile_kind::m128n128 : v == "128x64" ? tile_kind::m128n64 : tile_kind::m256n128;
+    }
     return r;
   }();
   return s;

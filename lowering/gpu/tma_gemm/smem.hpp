@@ -24,10 +24,5 @@ struct ring {
   __device__ void advance() {
     if (++stage == S) stage = 0, phase ^= 1;
   }
-  __device__ void advance(long long n) {  // past n stages (another warpgroup's tile)
-    const long long s = stage + n, laps = s / S;
-    stage = static_cast<int>(s - laps * S);
-    phase ^= static_cast<std::uint32_t>(laps & 1);
-  }
 };
 }  // namespace tg::tma_gemm
