@@ -85,7 +85,7 @@ if(TG_HAVE_AMD)
   set(TG_AMD_EXAMPLES)
   if(TG_BUILD_EXAMPLES)
     set(_tg_tool_flags -DFMT_HEADER_ONLY=1)  # fmt's compiled library is built by g++; header-only is simplest
-    foreach(ex maxpool2d_bwd avgpool3d_bwd convnd_bwd_data groupnorm_bwd grouped_conv_bwd_weight)
+    foreach(ex maxpool2d_bwd avgpool3d_bwd convnd_bwd_data groupnorm_bwd grouped_conv_bwd_weight conv_fwd)
       set(src ${CMAKE_SOURCE_DIR}/examples/${ex}.cpp)
       if(NOT EXISTS ${src})
         continue()

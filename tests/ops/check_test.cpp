@@ -5,6 +5,7 @@
 
 #include "lowering/host.hpp"
 #include "ops/avgpool3d_bwd.hpp"
+#include "ops/conv_fwd.hpp"
 #include "ops/convnd_bwd_data.hpp"
 #include "ops/grouped_conv_bwd_weight.hpp"
 #include "ops/groupnorm_bwd.hpp"
@@ -85,12 +86,14 @@ ops::conv_problem conv(i64 N, i64 K, i64 C, i64 in, i64 filter) {
   for (int d = 0; d < 2; ++d) p.in[d] = in, p.filter[d] = filter;
   return p;
 }
-void expect_conv_rejected(const ops::conv_problem& p, const std::string& bwd_data_tensor, const std::string& bwd_weight_tensor,
-                          const std::string& words) {
+// Each op names the tensor (or parameter) as it calls it: forward, backward data, backward weight.
+void expect_conv_rejected(const ops::conv_problem& p, const std::string& fwd_tensor, const std::string& bwd_data_tensor,
+                          const std::string& bwd_weight_tensor, const std::string& words) {
   // The problem must not get past validation: an op that ran on it would read past the buffers below.
   ASSERT_THROW(p.validate("test"), ops::invalid_problem);
   host_backend be;
   const std::vector<float> in(64, 1.0f);
+  expect_rejected("conv_fwd", fwd_tensor, words, [&](float* out) { ops::conv_fwd(be, p, in.data(), in.data(), out); });
   expect_rejected("convnd_bwd_data", bwd_data_tensor, words, [&](float* out) { ops::convnd_bwd_data(be, p, in.data(), in.data(), out); });
   expect_rejected("grouped_conv_bwd_weight", bwd_weight_tensor, words,
                   [&](float* out) { ops::grouped_conv_bwd_weight(be, p, in.data(), in.data(), out); });
@@ -98,12 +101,12 @@ void expect_conv_rejected(const ops::conv_problem& p, const std::string& bwd_dat
 
 TEST(SizeCheck, ConvTensorsPast64Bits) {
   // x [G, N, C, in, in] (y the same with K and the output size: a 1x1 filter keeps in): each tensor in turn.
-  expect_conv_rejected(conv(p2(40), 1, p2(20), 1 << 4, 1), "dx", "x", kCount);
-  expect_conv_rejected(conv(p2(20), p2(40), 1, 1 << 4, 1), "dy", "dy", kCount);
-  expect_conv_rejected(conv(1, p2(32), p2(32), 1, 1), "w", "dw", kCount);
+  expect_conv_rejected(conv(p2(40), 1, p2(20), 1 << 4, 1), "x", "dx", "x", kCount);
+  expect_conv_rejected(conv(p2(20), p2(40), 1, 1 << 4, 1), "y", "dy", "dy", kCount);
+  expect_conv_rejected(conv(1, p2(32), p2(32), 1, 1), "w", "w", "dw", kCount);
   // Counts that fit but whose fp32 bytes do not (2^61 elements): rejected in fp32, accepted in fp16.
   const auto p = conv(p2(30), 1, p2(27), 1 << 2, 1);
-  expect_conv_rejected(p, "dx", "x", kBytes);
+  expect_conv_rejected(p, "x", "dx", "x", kBytes);
   EXPECT_NO_THROW(p.validate("test", 2));
   EXPECT_THROW(p.validate("test", 4), ops::invalid_problem);
 }
@@ -111,10 +114,10 @@ TEST(SizeCheck, ConvTensorsPast64Bits) {
 TEST(SizeCheck, ConvWindowArithmeticPast64Bits) {
   auto p = conv(1, 1, 1, 8, 3);
   p.dilation[1] = p2(62);  // dilation x (filter - 1) + 1 = 2^63 + 1
-  expect_conv_rejected(p, "filter[1]", "filter[1]", "dilated filter");
+  expect_conv_rejected(p, "filter[1]", "filter[1]", "filter[1]", "dilated filter");
   p = conv(1, 1, 1, kMax, 3);
   p.pad_l[0] = 1;  // in + pad_l = 2^63
-  expect_conv_rejected(p, "in[0]", "in[0]", "padded input");
+  expect_conv_rejected(p, "in[0]", "in[0]", "in[0]", "padded input");
 }
 
 // ---------------------------------------------------------------------------------------------- pools

@@ -4,6 +4,7 @@
 #include "../../examples/common/harness.hpp"
 #include "lowering/host.hpp"
 #include "ops/avgpool3d_bwd.hpp"
+#include "ops/conv_fwd.hpp"
 #include "ops/convnd_bwd_data.hpp"
 #include "ops/grouped_conv_bwd_weight.hpp"
 #include "ops/groupnorm_bwd.hpp"
@@ -62,13 +63,19 @@ ops::conv_problem valid_conv(int ndim) {
   for (int d = 0; d < ndim; ++d) { p.filter[d] = 3; p.in[d] = 5; p.stride[d] = 1; p.dilation[d] = 1; p.pad_l[d] = 1; p.pad_r[d] = 1; }
   return p;
 }
-// Both conv ops, through the run-time dispatch and the template of the problem's own ndim (or 2).
+// The three conv ops, through the run-time dispatch and the template of the problem's own ndim (or 2).
 void expect_conv_rejected(const ops::conv_problem& p, const std::string& param) {
   host_backend be;
+  expect_rejected("conv_fwd", param, [&](buffers& b) { ops::conv_fwd(be, p, b.in1.data(), b.in2.data(), b.out1.data(), gemm_policy{2}); });
   expect_rejected("convnd_bwd_data", param, [&](buffers& b) { ops::convnd_bwd_data(be, p, b.in1.data(), b.in2.data(), b.out1.data()); });
   expect_rejected("grouped_conv_bwd_weight", param,
                   [&](buffers& b) { ops::grouped_conv_bwd_weight(be, p, b.in1.data(), b.in2.data(), b.out1.data(), gemm_policy{3}); });
   const int nd = p.ndim >= 1 && p.ndim <= 3 ? p.ndim : 2;
+  expect_rejected("conv_fwd", param, [&](buffers& b) {
+    if (nd == 1) ops::conv_fwd<1>(be, p, b.in1.data(), b.in2.data(), b.out1.data());
+    else if (nd == 2) ops::conv_fwd<2>(be, p, b.in1.data(), b.in2.data(), b.out1.data());
+    else ops::conv_fwd<3>(be, p, b.in1.data(), b.in2.data(), b.out1.data());
+  });
   expect_rejected("convnd_bwd_data", param, [&](buffers& b) {
     if (nd == 1) ops::convnd_bwd_data<1>(be, p, b.in1.data(), b.in2.data(), b.out1.data());
     else if (nd == 2) ops::convnd_bwd_data<2>(be, p, b.in1.data(), b.in2.data(), b.out1.data());
@@ -87,6 +94,7 @@ TEST(ConvInvalidProblem, ValidBaseProblemsAreAccepted) {
     const auto p = valid_conv(nd);
     buffers b;
     host_backend be;
+    EXPECT_NO_THROW(ops::conv_fwd(be, p, b.in1.data(), b.in2.data(), b.out3.data()));
     EXPECT_NO_THROW(ops::convnd_bwd_data(be, p, b.in1.data(), b.in2.data(), b.out1.data()));
     EXPECT_NO_THROW(ops::grouped_conv_bwd_weight(be, p, b.in1.data(), b.in2.data(), b.out2.data()));
   }
@@ -106,6 +114,11 @@ TEST(ConvInvalidProblem, NdimMismatchingTheTemplate) {
     const auto p = valid_conv(nd);
     const int other = nd % 3 + 1;
     SCOPED_TRACE(testing::Message() << "problem " << nd << "-d, template " << other << "-d");
+    expect_rejected("conv_fwd", "ndim", [&](buffers& b) {
+      if (other == 1) ops::conv_fwd<1>(be, p, b.in1.data(), b.in2.data(), b.out1.data());
+      else if (other == 2) ops::conv_fwd<2>(be, p, b.in1.data(), b.in2.data(), b.out1.data());
+      else ops::conv_fwd<3>(be, p, b.in1.data(), b.in2.data(), b.out1.data());
+    });
     expect_rejected("convnd_bwd_data", "ndim", [&](buffers& b) {
       if (other == 1) ops::convnd_bwd_data<1>(be, p, b.in1.data(), b.in2.data(), b.out1.data());
       else if (other == 2) ops::convnd_bwd_data<2>(be, p, b.in1.data(), b.in2.data(), b.out1.data());

@@ -1,54 +1,47 @@
-// The op written in docs/new-op.md (convolution forward), checked against the naive reference, so the
-// tutorial cannot drift from the library.
+// docs/new-op.md's tutorial is the library's forward convolution: its first C++ block must be, line for
+// line, the text of ops/conv_fwd.hpp between the `--8<--` marks, so the tutorial cannot drift from the
+// op that conv_fwd_test.cpp checks against the naive reference (and the GPU runs).
 #include <gtest/gtest.h>
-#include <random>
+
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
-#include "dsl/compose/group_dims.hpp"
-#include "dsl/compose/im2col.hpp"
-#include "lowering/gemm.hpp"
-#include "lowering/host.hpp"
-#include "ops/conv_problem.hpp"
-#include "ops/reference/conv.hpp"
 
-namespace tutorial {
-using namespace tg;
-// --8<-- [start:op]
-// y = x (*) w: per group, y[G, (N, out...), K] = im2col(x)[G, (N, out...), (taps..., C)] * w[G, K, (taps..., C)].
-template <int ND, class T, class Backend>
-void conv_fwd(Backend& be, const ops::conv_problem& p, const T* x, const T* w, T* y) {
-  p.validate("conv_fwd", sizeof(T));  // names x, w, y in its messages (ops::conv_fwd_tensors)
-  using spatial = seq_range<3, 3 + ND>;
-  const auto a = make_view(x, im2col<ND>(p.x_desc<ND>(), p.geometry<ND>()));                                  // A [G, M, K]
-  const auto b = make_view(w, group_dims(p.w_desc<ND>(), seq<0>{}, seq<1>{}, seq_cat<spatial, seq<2>>{}));    // B [G, N, K]
-  const auto c = make_view(y, group_dims(p.y_desc<ND>(), seq<0>{}, seq_cat<seq<1>, spatial>{}, seq<2>{}));    // C [G, M, N]
-  gemm(be, single(make_gemm_views(a, b, c)));
+namespace {
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream f(path);
+  EXPECT_TRUE(f.good()) << "cannot read " << path;
+  std::vector<std::string> out;
+  for (std::string l; std::getline(f, l);) out.push_back(l);
+  return out;
 }
-// --8<-- [end:op]
-}  // namespace tutorial
 
-TEST(Tutorial, ConvForwardMatchesReference) {
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> u(-1, 1);
-  tg::ops::conv_problem p;
-  p.ndim = 2; p.G = 2; p.N = 2; p.K = 6; p.C = 4; p.layout = tg::ops::conv_layout::gnhwc;
-  for (int d = 0; d < 2; ++d) { p.filter[d] = 3; p.in[d] = 9; p.stride[d] = 2; p.dilation[d] = 1; p.pad_l[d] = 1; p.pad_r[d] = 0; }
-  tg::ref::conv_params r{2, p.G, p.N, p.K, p.C};
-  for (int d = 0; d < 2; ++d) { r.filter[d] = 3; r.in[d] = 9; r.stride[d] = 2; r.pad_l[d] = 1; r.pad_r[d] = 0; }
-  // GNHWC x and GNHWK y with one spatial position per row: canonical [G][N][C][H][W] -> [G][N][H][W][C].
-  auto to_gnhwc = [](const std::vector<double>& v, long G, long N, long C, long S) {
-    std::vector<float> o(v.size());
-    for (long g = 0; g < G; ++g) for (long n = 0; n < N; ++n) for (long c = 0; c < C; ++c) for (long s = 0; s < S; ++s)
-      o[((g * N + n) * S + s) * C + c] = float(v[((g * N + n) * C + c) * S + s]);
-    return o;
-  };
-  std::vector<double> x(r.x_size()), w(r.w_size());
-  for (auto& e : x) e = u(rng);
-  for (auto& e : w) e = u(rng);
-  const auto xp = to_gnhwc(x, p.G, p.N, p.C / p.G, 81);
-  const auto wp = to_gnhwc(w, p.G, p.K / p.G, p.C / p.G, 9);  // GKYXC
-  std::vector<float> y(r.y_size(), -12345.0f);
-  tg::host_backend be;
-  tutorial::conv_fwd<2>(be, p, xp.data(), wp.data(), y.data());
-  const auto ref = to_gnhwc(tg::ref::conv_fwd(r, x, w), p.G, p.N, p.K / p.G, p.out(0) * p.out(1));
-  for (std::size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], ref[i], 1e-4) << i;
+// The lines strictly between the first line containing `start` and the next containing `end`.
+std::vector<std::string> between(const std::vector<std::string>& lines, const std::string& start, const std::string& end) {
+  std::vector<std::string> out;
+  bool in = false;
+  for (const auto& l : lines) {
+    if (!in) { in = l.find(start) != std::string::npos; continue; }
+    if (l.find(end) != std::string::npos) return out;
+    out.push_back(l);
+  }
+  ADD_FAILURE() << "no block between '" << start << "' and '" << end << "'";
+  return {};
 }
+
+std::string joined(const std::vector<std::string>& v) {
+  std::ostringstream s;
+  for (const auto& l : v) s << l << "\n";
+  return s.str();
+}
+
+TEST(Tutorial, NewOpShowsTheLibrarysConvFwd) {
+  const std::string root = TG_SOURCE_DIR;
+  const auto op = between(lines_of(root + "/ops/conv_fwd.hpp"), "// --8<-- [start:op]", "// --8<-- [end:op]");
+  const auto doc = between(lines_of(root + "/docs/new-op.md"), "```cpp", "```");
+  ASSERT_GT(op.size(), 5u) << "the marked op text is missing from ops/conv_fwd.hpp";
+  EXPECT_NE(joined(op).find("gemm("), std::string::npos) << "the marked text is not the op program";
+  EXPECT_EQ(joined(doc), joined(op)) << "docs/new-op.md's first ```cpp block differs from ops/conv_fwd.hpp's marked text";
+}
+}  // namespace
