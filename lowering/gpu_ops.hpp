@@ -1,9 +1,10 @@
-// The five op programs on the GPU backend, as seen from host code built by the host compiler: the
+// The op programs on the GPU backend, as seen from host code built by the host compiler: the
 // instantiations are compiled once, by nvcc (or clang HIP), in lowering/gpu/instances/*.cpp.
 #pragma once
 #include <cstdint>
 #include "lowering/gpu/backend.hpp"
 #include "ops/avgpool3d_bwd.hpp"
+#include "ops/conv_fwd.hpp"
 #include "ops/convnd_bwd_data.hpp"
 #include "ops/grouped_conv_bwd_weight.hpp"
 #include "ops/groupnorm_bwd.hpp"
@@ -26,8 +27,17 @@
   EXTERN template void tg::ops::groupnorm_bwd<T, tg::gpu_backend>(tg::gpu_backend&, const tg::ops::groupnorm_problem&, const T*,     \
                                                                    const T*, const T*, const float*, const float*, T*, T*, T*);
 
+// The forward convolution has units of its own (instances/conv_fwd_<dtype>.cpp), which ninja compiles
+// in parallel with the ops_<dtype>.cpp units instead of after them in one.
+#define TG_GPU_CONV_FWD_INSTANCES(EXTERN, T)                                                                         \
+  EXTERN template void tg::ops::conv_fwd<T, tg::gpu_backend>(tg::gpu_backend&, const tg::ops::conv_problem&, const T*, \
+                                                             const T*, T*, tg::gemm_policy);
+
 #if !defined(TG_GPU_INSTANTIATING)
 TG_GPU_OP_INSTANCES(extern, float)
 TG_GPU_OP_INSTANCES(extern, tg::half_t)
 TG_GPU_OP_INSTANCES(extern, tg::bf16_t)
+TG_GPU_CONV_FWD_INSTANCES(extern, float)
+TG_GPU_CONV_FWD_INSTANCES(extern, tg::half_t)
+TG_GPU_CONV_FWD_INSTANCES(extern, tg::bf16_t)
 #endif

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""tilegrad vs PyTorch (cuDNN / native CUDA kernels) on the cases of docs/design.md, in one GPU session.
+"""tilegrad vs PyTorch (cuDNN / native CUDA kernels) on the cases of docs/design.md (and the forward
+convolution against cuDNN's forward, aten.convolution), in one GPU session.
 For each case PyTorch draws the inputs; tilegrad's example reads the same bytes (--load), runs and times
 its op (--time), writes its outputs (--save); PyTorch runs and times its own op on the same tensors and
 the outputs are compared. Writes bench.json and bench.md to the output folder.
@@ -118,23 +119,29 @@ def conv(op, case, N, K, C, G, sp, filt, stride, pad, dt, chl, copy, gemm):
     chl = chl and nd > 1
     x = torch.randn(N, C, *sp, device=dev, dtype=dt); x = cl(x) if chl else x
     w = torch.randn(K, C // G, *filt, device=dev, dtype=dt); w = cl(w) if chl else w
-    y = torch.ops.aten.convolution(x, w, None, stride, pad, [1] * nd, False, [0] * nd, G)
-    dy = torch.randn_like(y); dy = cl(dy) if chl else dy.contiguous()
-    data = op == "convnd_bwd_data"
-    mask = [True, False, False] if data else [False, True, False]
-    f = lambda: torch.ops.aten.convolution_backward(dy, x, w, None, stride, pad, [1] * nd, False, [0] * nd, G, mask)
+    fwd = lambda: torch.ops.aten.convolution(x, w, None, stride, pad, [1] * nd, False, [0] * nd, G)  # cuDNN's forward
+    dy = torch.randn_like(fwd()); dy = cl(dy) if chl else dy.contiguous()
+    # Each op's PyTorch peer, the inputs tilegrad's example reads (--load: <name>.bin) and the output it writes.
+    if op == "conv_fwd":
+        f, pick, inputs, output = fwd, lambda r: r, ((x, "x"), (w, "w")), "y"
+    else:
+        data = op == "convnd_bwd_data"
+        mask = [True, False, False] if data else [False, True, False]
+        f = lambda: torch.ops.aten.convolution_backward(dy, x, w, None, stride, pad, [1] * nd, False, [0] * nd, G, mask)
+        pick = lambda r: r[0 if data else 1]
+        inputs, output = ((dy, "dy"), (w, "w") if data else (x, "x")), "dx" if data else "dw"
     args = [nd, G, N, K, C] + list(filt) + list(sp) + list(stride) + [1] * nd + list(pad) + list(pad)
     with tempfile.TemporaryDirectory() as d:
-        save(dy, d, "dy", chl); save(w if data else x, d, "w" if data else "x", chl)
+        for t, n in inputs: save(t, d, n, chl)
         ours = run_ours(op, args, "nhwgc" if chl else "nchw", dt, d)
-        ref = f()[0 if data else 1]
-        err = rel_err(load(ref, d, "dx" if data else "dw", chl), ref)
+        ref = pick(f())
+        err = rel_err(load(ref, d, output, chl), ref)
     flops = 2.0 * dy.numel() * (C // G) * torch.tensor(filt).prod().item()
     report(op, case, dt, ("NHWC" if nd == 2 else "NDHWC") if chl else "NCHW", ours, bench(f), (x.numel() + w.numel() + dy.numel()) * x.element_size(), flops, err, copy, gemm)
 
 def resnet_layers():
     # ResNet-50 at batch 128 (3x3 and 1x1 layers from 56x56 down to 7x7, a strided 1x1 downsample) and a
-    # 3-d U-Net layer at batch 2: both gradients of each, as a training step needs them.
+    # 3-d U-Net layer at batch 2: the forward and both gradients of each, as a training step needs them.
     layers = [("resnet50 3x3 C64 56x56", 128, 64, 64, [56, 56], [3, 3], [1, 1], [1, 1]),
               ("resnet50 3x3 C128 28x28", 128, 128, 128, [28, 28], [3, 3], [1, 1], [1, 1]),
               ("resnet50 3x3 C256 14x14", 128, 256, 256, [14, 14], [3, 3], [1, 1], [1, 1]),
@@ -145,7 +152,7 @@ def resnet_layers():
               ("unet3d 3^3 C64 N2 32x64x64", 2, 64, 64, [32, 64, 64], [3, 3, 3], [1, 1, 1], [1, 1, 1])]
     out = []
     for name, N, K, C, sp, filt, stride, pad in layers:
-        for op in ("convnd_bwd_data", "grouped_conv_bwd_weight"):
+        for op in ("conv_fwd", "convnd_bwd_data", "grouped_conv_bwd_weight"):
             out.append((op, lambda dt, c, op=op, a=(name, N, K, C, sp, filt, stride, pad):
                         conv(op, a[0], a[1], a[2], a[3], 1, a[4], a[5], a[6], a[7], dt, c, *ROOFS)))
     return out
@@ -163,6 +170,9 @@ def main():
         ("avgpool3d_bwd", lambda dt, c: avgpool("N8 C128 16x32x32 3^3 s1 p1", 8, 128, 16, 32, 32, 3, 1, 1, dt, c, copy, gemm)),
         ("groupnorm_bwd", lambda dt, c: groupnorm("unet N8 C320 64x64 G32", 8, 320, 64, 64, 32, dt, c, copy, gemm)),
         ("groupnorm_bwd", lambda dt, c: groupnorm("N32 C256 56x56 G32", 32, 256, 56, 56, 32, dt, c, copy, gemm)),
+        ("conv_fwd", lambda dt, c: conv("conv_fwd", "seed N128 K256 C128 71x71 3x3 s2 p1", 128, 256, 128, 1, [71, 71], [3, 3], [2, 2], [1, 1], dt, c, copy, gemm)),
+        ("conv_fwd", lambda dt, c: conv("conv_fwd", "resnet N64 K64 C64 56x56 3x3 p1", 64, 64, 64, 1, [56, 56], [3, 3], [1, 1], [1, 1], dt, c, copy, gemm)),
+        ("conv_fwd", lambda dt, c: conv("conv_fwd", "resnext N64 G32 C=K256 56x56 3x3 p1", 64, 256, 256, 32, [56, 56], [3, 3], [1, 1], [1, 1], dt, c, copy, gemm)),
         ("convnd_bwd_data", lambda dt, c: conv("convnd_bwd_data", "seed N128 K256 C128 71x71 3x3 s2 p1", 128, 256, 128, 1, [71, 71], [3, 3], [2, 2], [1, 1], dt, c, copy, gemm)),
         ("convnd_bwd_data", lambda dt, c: conv("convnd_bwd_data", "resnet N64 K64 C64 56x56 3x3 p1", 64, 64, 64, 1, [56, 56], [3, 3], [1, 1], [1, 1], dt, c, copy, gemm)),
         ("convnd_bwd_data", lambda dt, c: conv("convnd_bwd_data", "3d N4 K64 C64 16x56x56 3^3 p1", 4, 64, 64, 1, [16, 56, 56], [3, 3, 3], [1, 1, 1], [1, 1, 1], dt, c, copy, gemm)),

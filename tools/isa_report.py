@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Resource usage and instruction mix of tilegrad's GPU kernels, read from compiled code.
 
-AMD (default): the device assembly that clang writes for each target (build/isa/amd/<target>/ops_<dtype>.s,
-made by cmake/TilegradAmd.cmake). Per kernel it reads the code-object metadata (.amdgpu_metadata:
+AMD (default): the device assembly that clang writes for each target (build/isa/amd/<target>/ops_<dtype>.s
+and conv_fwd_<dtype>.s, made by cmake/TilegradAmd.cmake). Per kernel it reads the code-object metadata (.amdgpu_metadata:
 .vgpr_count, .agpr_count, .sgpr_count, .group_segment_fixed_size = LDS, .private_segment_fixed_size =
 scratch), LLVM's "Kernel info" comment (ArchVGPRs, its own occupancy figure) and the instructions of
 the kernel body (v_mfma*, global_load*, buffer_load*), and computes waves per SIMD from the register
@@ -71,10 +71,17 @@ def _first_tuple_arity(text, after):
     return n
 
 
-def classify(d):
+def unit_of(name_or_path):
+    """The instance unit a kernel was compiled in (lowering/gpu/instances/<unit>_<dtype>.cpp, and the
+    .o / .s named after it): "conv_fwd" for the forward convolution's own units, else "ops"."""
+    return "conv_fwd" if Path(str(name_or_path).rstrip(":")).name.startswith("conv_fwd_") else "ops"
+
+
+def classify(d, unit="ops"):
     """(kind, op, detail) of a kernel from its demangled name: the kernel template names the pipeline,
     and its template arguments name the op (col2im_batch: convnd_bwd_data, single_gemm:
-    grouped_conv_bwd_weight, the window routes, the groupnorm functors)."""
+    grouped_conv_bwd_weight, the window routes, the groupnorm functors). Both convolutions' single GEMMs
+    are single_gemm over im2col views; the forward's are told apart by their unit (unit_of)."""
     kinds = (("gpu_gemm::gemm_kernel<", "gemm"), ("gpu_gemm::splitk_reduce_kernel<", "split-K reduce"),
              ("gpu_gemm::fill_kernel<", "fill"), ("gpu_gemm::gemm_small_kernel<", "small-M gemm"),
              ("gpu_gemm::k_entries_kernel<", "k entries"), ("gpu_gemm::k_tiles_kernel<", "k tiles"),
@@ -90,7 +97,8 @@ def classify(d):
             op, detail = "convnd_bwd_data", f"col2im {m.group(1)}D"
         elif "single_gemm<" in d or kind == "small-M gemm":  # the small-M kernel takes single GEMMs' views
             arity = _first_tuple_arity(d, "merge<")
-            op, detail = "grouped_conv_bwd_weight", f"im2col {arity - 1}D" if arity else "im2col"
+            op = "conv_fwd" if unit == "conv_fwd" else "grouped_conv_bwd_weight"
+            detail = f"im2col {arity - 1}D" if arity else "im2col"
         m = re.search(r"gemm_small_kernel<(?:\(int\))?(\d+), (?:\(int\))?(\d+), (?:\(int\))?(\d+),", d)
         if m:  # rows x columns per thread, and groups per thread where it owns a word of them
             detail += f" {m.group(1)}x{m.group(2)}" + (f" g{m.group(3)}" if m.group(3) != "1" else "")
@@ -134,14 +142,15 @@ def classify(d):
 
 
 def dtype_of(name_or_path, demangled=""):
-    m = re.search(r"ops_(fp32|fp16|bf16)", str(name_or_path))
+    m = re.search(r"(?:ops|conv_fwd)_(fp32|fp16|bf16)", str(name_or_path))
     if m:
         return m.group(1)
     return "bf16" if "bf16_t" in demangled else "fp16" if "half_t" in demangled else "fp32"
 
 
-# Every op's kernels, as (op, kind, at least how many) for one dtype and target.
-EXPECTED_KERNELS = [
+# Every op's kernels, as (op, kind, at least how many) for one dtype and target, per instance unit
+# (unit_of): the forward convolution's units hold its kernels only.
+EXPECTED_KERNELS = {"ops": [
     ("convnd_bwd_data", "gemm", 3), ("convnd_bwd_data", "split-K reduce", 3), ("convnd_bwd_data", "fill", 3),
     ("grouped_conv_bwd_weight", "gemm", 3), ("grouped_conv_bwd_weight", "split-K reduce", 3),
     ("grouped_conv_bwd_weight", "fill", 3),
@@ -149,13 +158,13 @@ EXPECTED_KERNELS = [
     ("avgpool3d_bwd", "window gather", 1),
     ("groupnorm_bwd", "row sums", 1), ("groupnorm_bwd", "for_each", 2), ("groupnorm_bwd", "row affine", 1),
     ("groupnorm_fwd", "row sums", 1), ("groupnorm_fwd", "for_each", 3),
-]
+], "conv_fwd": [("conv_fwd", "gemm", 3), ("conv_fwd", "split-K reduce", 3), ("conv_fwd", "fill", 3)]}
 
 
-def check_expected(kernels, where):
+def check_expected(kernels, where, units=tuple(EXPECTED_KERNELS)):
     have = collections.Counter((k["op"], k["kind"]) for k in kernels)
     bad = []
-    for op, kind, n in EXPECTED_KERNELS:
+    for op, kind, n in (e for u in units for e in EXPECTED_KERNELS[u]):
         if have[(op, kind)] < n:
             bad.append(f"{where}: {op}: expected at least {n} '{kind}' kernel(s), found {have[(op, kind)]}")
     return bad
@@ -174,7 +183,7 @@ def print_table(rows, columns, out=sys.stdout):
         print(fmt(r).rstrip(), file=out)
 
 
-ORDER = ["convnd_bwd_data", "grouped_conv_bwd_weight", "maxpool2d_bwd", "maxpool2d_fwd", "avgpool3d_bwd",
+ORDER = ["conv_fwd", "convnd_bwd_data", "grouped_conv_bwd_weight", "maxpool2d_bwd", "maxpool2d_fwd", "avgpool3d_bwd",
          "groupnorm_bwd", "groupnorm_fwd", "?"]
 KIND_ORDER = ["tma gemm", "gemm", "small-M gemm", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine", "other"]
 
@@ -306,7 +315,7 @@ def parse_amd_asm(path):
         sym = e["name"]
         body, ki = bodies.get(sym, collections.Counter()), info.get(sym, {})
         d = names.get(sym, sym)
-        kind, op, detail = classify(d)
+        kind, op, detail = classify(d, unit_of(path))
         agpr = e.get("agpr_count", 0) or 0
         # ArchVGPRs: LLVM's NumVgprs; the metadata's .vgpr_count is the total on gfx90a/gfx940.
         vgpr = ki.get("NumVgprs", e.get("vgpr_count", 0))
@@ -345,8 +354,8 @@ EXPECTED_MFMA = {
 MIN_WAVES = 2
 
 
-def amd_violations(target, kernels, where):
-    bad = check_expected(kernels, where)
+def amd_violations(target, kernels, where, unit):
+    bad = check_expected(kernels, where, (unit,))
     arch = amd_arch(target)
     for k in kernels:
         tag = f"{target} {k['dtype']} {k['op']}: {short(k)} [{k['symbol'][:60]}...]"
@@ -387,7 +396,7 @@ def amd_main(args):
             violations.append(f"{f}: no kernels")
         by_target[target] += kernels
         if args.check:
-            violations += amd_violations(target, kernels, f"{target} {dtype_of(f)} ({f})")
+            violations += amd_violations(target, kernels, f"{target} {dtype_of(f)} ({f})", unit_of(f))
     cols = [("dtype", "<"), ("op", "<"), ("kernel", "<"), ("VGPR", ">"), ("AGPR", ">"), ("SGPR", ">"), ("LDS", ">"),
             ("scratch", ">"), ("waves", ">"), ("occ", ">"), ("llvm", ">"), ("MFMA", ">"), ("mfma kind", "<"),
             ("gload", ">"), ("bload", ">")]
@@ -747,7 +756,7 @@ def nvidia_main(args):
     kernels = []
     for (member, arch, sym), r in res.items():
         d = names.get(sym, sym)
-        kind, op, detail = classify(d)
+        kind, op, detail = classify(d, unit_of(_member_name(member)))
         ops = sass.get((member, arch, sym), collections.Counter())
         mma = collections.Counter({o: c for o, c in ops.items() if o.split(".")[0] in ("HMMA", "HGMMA", "IMMA")})
         kernels.append(dict(member=member, arch=arch, symbol=sym, name=d, kind=kind, op=op, detail=detail,

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# The main job: install dependencies, build, run all five examples verified (on the GPU when there
-# is one, else on the host backend) and print one summary table.
+# The main job: install dependencies, build, run every example verified (on the GPU when there is
+# one, else on the host backend) and print one summary table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 build=${TG_BUILD_DIR:-build}
 cmake -S . -B "$build" -G Ninja > /dev/null
-cmake --build "$build" -j"$(nproc)" --target maxpool2d_bwd avgpool3d_bwd convnd_bwd_data groupnorm_bwd grouped_conv_bwd_weight
+examples="maxpool2d_bwd avgpool3d_bwd convnd_bwd_data groupnorm_bwd grouped_conv_bwd_weight conv_fwd"
+cmake --build "$build" -j"$(nproc)" --target $examples
 log=$(mktemp)
 status=0
-for ex in maxpool2d_bwd avgpool3d_bwd convnd_bwd_data groupnorm_bwd grouped_conv_bwd_weight; do
+for ex in $examples; do
   echo "== $build/examples/$ex 1 2 1"
   if ! "$build/examples/$ex" 1 2 1 | tee -a "$log"; then status=1; fi
 done

@@ -80,6 +80,8 @@ def case():
     extra = ["--layout", rng.choice(["gnhwc", "nhwgc", "nchw"])]
     if op == "grouped_conv_bwd_weight":
         extra += ["--k-splits", str(rng.randint(1, 4))]
+    elif op == "conv_fwd" and rng.random() < 0.3:  # the forward's (taps, C) reduction split as well
+        extra += ["--k-splits", str(rng.randint(1, 3))]
     return [nd, G, batch, K, C] + f + i + s + d + pl + pr, extra, dt
 
 def tma_case():
@@ -100,7 +102,7 @@ def tma_case():
         if all(window_ok(*x, False) for x in zip(i, f, s, d, pl, pr)):
             break
     extra = ["--layout", rng.choice(["gnhwc", "nhwgc"])]
-    if op == "grouped_conv_bwd_weight":
+    if op in ("grouped_conv_bwd_weight", "conv_fwd"):
         extra += ["--k-splits", str(rng.choice([0, 0, 1, 3]))]
     return [nd, G, batch, K, C] + f + i + s + d + pl + pr, extra, rng.choice(["fp16", "bf16"])
 
