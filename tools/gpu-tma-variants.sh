@@ -7,12 +7,13 @@ cd "$(dirname "$0")/.."
 out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
 cmake -S . -B build-gpu -G Ninja -DTG_DEPS_DIR="$PWD/.deps" -DTG_ENABLE_AMD=OFF -DCMAKE_CUDA_ARCHITECTURES=90a > "$out/cmake.log" 2>&1 || exit 1
-cmake --build build-gpu -j"$(nproc)" --target convnd_bwd_data grouped_conv_bwd_weight > "$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -40; exit 1; }
+cmake --build build-gpu -j"$(nproc)" --target convnd_bwd_data grouped_conv_bwd_weight conv_fwd > "$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -40; exit 1; }
 cases=("convnd_bwd_data 0 1 1 2 1 128 256 128 3 3 71 71 2 2 1 1 1 1 1 1"
        "convnd_bwd_data 0 1 1 2 1 64 64 64 3 3 56 56 1 1 1 1 1 1 1 1"
        "convnd_bwd_data 0 1 1 2 1 128 256 256 3 3 14 14 1 1 1 1 1 1 1 1"
        "grouped_conv_bwd_weight 0 1 1 2 1 128 256 128 3 3 71 71 2 2 1 1 1 1 1 1"
-       "grouped_conv_bwd_weight 0 1 1 2 1 128 256 256 3 3 14 14 1 1 1 1 1 1 1 1")
+       "grouped_conv_bwd_weight 0 1 1 2 1 128 256 256 3 3 14 14 1 1 1 1 1 1 1 1"
+       "conv_fwd 0 1 1 2 1 128 256 128 3 3 71 71 2 2 1 1 1 1 1 1")
 for v in "$@"; do
   name=${v%%=*}; envs=${v#*=}
   for c in "${cases[@]}"; do
