@@ -92,30 +92,6 @@ __device__ inline void tma_load(void* dst, const tensor_map* map, std::uint64_t*
 #endif
 }
 
-// tma_load into the same shared-memory address of every cluster block in `mask` (bit r: rank r),
-// counting the bytes on the barrier at `bar`'s address in each of them: one read from L2 for the
-// blocks whose tiles share the box.
-__device__ inline void tma_load_multicast(void* dst, const tensor_map* map, std::uint64_t* bar, int rank, int c0, int c1, int c2, int c3, int c4,
-                                          std::uint16_t mask) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const std::uint32_t d = smem_addr(dst), m = smem_addr(bar);
-  const auto g = reinterpret_cast<std::uint64_t>(map);
-#define TG_TMA_MC(dims, coords, ...)                                                                                                       \
-  asm volatile("cp.async.bulk.tensor." dims ".shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {" coords \
-               "}], [%2], %3;\n" ::"r"(d),                                                                                                  \
-               "l"(g), "r"(m), "h"(mask), __VA_ARGS__                                                                                     \
-               : "memory")
-  switch (rank) {
-    case 1: TG_TMA_MC("1d", "%4", "r"(c0)); break;
-    case 2: TG_TMA_MC("2d", "%4, %5", "r"(c0), "r"(c1)); break;
-    case 3: TG_TMA_MC("3d", "%4, %5, %6", "r"(c0), "r"(c1), "r"(c2)); break;
-    case 4: TG_TMA_MC("4d", "%4, %5, %6, %7", "r"(c0), "r"(c1), "r"(c2), "r"(c3)); break;
-    default: TG_TMA_MC("5d", "%4, %5, %6, %7, %8", "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)); break;
-  }
-#undef TG_TMA_MC
-#endif
-}
-
 // Brings a tensor map into the cache ahead of its first use.
 __device__ inline void tma_prefetch_map(const tensor_map* map) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -21,13 +21,6 @@ struct digits {
   long long count = 0;           // tiles in all
 };
 
-// Clusters of two blocks take pairs of tiles along one dimension (`paired`): unit index t of that
-// dimension stands for tiles 2t and 2t + 1, and block `rank` takes the one of its rank (a tile at or past
-// `count` is a ghost: loaded, never stored). Along the other dimension both take tile t: the tile
-// whose operand they share.
-TG_HD inline long long unit_tiles(long long count, bool paired, int cluster) { return cluster > 1 && paired ? (count + 1) / 2 : count; }
-TG_HD inline long long tile_of_unit(long long t, unsigned rank, bool paired, int cluster) { return cluster > 1 && paired ? 2 * t + rank : t; }
-
 struct class_plan {
   bool ok = false;
   std::string why;

@@ -2,7 +2,6 @@
 // stage's full barrier, issues the k-tile's wgmma batch straight from the swizzled shared tiles, and
 // releases the stage the previous batch read once that batch has retired (one batch stays in flight).
 #pragma once
-#include "arch/cluster_nvidia.hpp"
 #include "arch/mbarrier_nvidia.hpp"
 #include "arch/wgmma_nvidia.hpp"
 #include "lowering/gpu/smem_tile.hpp"
@@ -11,19 +10,10 @@
 
 namespace tg::tma_gemm {
 #if defined(TG_NV_WGMMA)
-// A stage read by this warp goes back to every block whose producer writes it (a pair's shared operand
-// is written by both): one arrival per warp and block, once the warp's lanes are past their waits.
-__device__ inline void release_stage(std::uint64_t* empty, int cluster) {
-  __syncwarp();
-  if (threadIdx.x % 32 != 0) return;
-  if (cluster == 1) return arch::mbarrier_arrive(empty);
-  for (int r = 0; r < cluster; ++r) arch::mbarrier_arrive_cluster(empty, static_cast<unsigned>(r));
-}
-
 // acc[b] (rows 64 b.. of this warpgroup's BM/2, all BN columns) = the sum over k-tiles [kb, ke) of A * B.
 template <class E, class P, bool AMn, bool BMn>
 __device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, long long kb, long long ke, int wg,
-                                    float (&acc)[P::row_blocks][P::BN / 8][4], bool release_early, int cluster) {
+                                    float (&acc)[P::row_blocks][P::BN / 8][4], bool release_early) {
   using namespace gpu_gemm;
   constexpr bool bf16 = std::is_same_v<E, bf16_t>;
   constexpr int block_bytes = 64 * P::BK * 2;  // an m64 block of A: a swizzled tile of its own, 8 KB on
@@ -45,20 +35,20 @@ __device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, lon
     arch::wgmma_commit();
     if (release_early) {  // the stage goes back a k-tile sooner; the other warpgroup's batch keeps the tensor cores busy
       arch::wgmma_wait<0>();
-      release_stage(s.empty(r.stage), cluster);
+      arch::mbarrier_arrive(s.empty(r.stage));
       r.advance();
       continue;
     }
     if (prev >= 0) {
       arch::wgmma_wait<1>();
-      release_stage(s.empty(prev), cluster);
+      arch::mbarrier_arrive(s.empty(prev));
     }
     prev = r.stage;
     r.advance();
   }
   arch::wgmma_wait<0>();
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) arch::wgmma_pin(acc[b]);
-  if (prev >= 0) release_stage(s.empty(prev), cluster);
+  if (prev >= 0) arch::mbarrier_arrive(s.empty(prev));
 }
 #endif
 }  // namespace tg::tma_gemm

@@ -9,7 +9,6 @@
 #include <type_traits>
 #include "lowering/gpu/gemm.hpp"
 #include "lowering/gpu/split_k.hpp"
-#include "arch/cluster_nvidia.hpp"
 #include "lowering/gpu/tma_gemm/kernel.hpp"
 
 namespace tg::tma_gemm {
@@ -31,13 +30,6 @@ bool kernel_runs_here() {
   return ok;
 }
 
-// How many pairs of blocks run at once (0: none fits), read once per kernel.
-template <class E, class P, bool AMn, bool BMn>
-int pair_slots() {
-  static const int n = arch::max_active_clusters(&tma_gemm_kernel<E, P, AMn, BMn>, P::threads, P::smem_bytes, 2);
-  return n;
-}
-
 inline void set_operand(operand& o, const boxes::operand_boxes& b, const void* data, arch::tma_elem e) {
   o.map = arch::encode_tma(b.box, data, e, sm90_schedule().l2_promotion_bytes);
   o.rank = b.box.rank;
@@ -56,14 +48,8 @@ inline bool tma_aligned(const arch::tma_box& b, const void* data) {
 
 template <class E, class P, bool AMn, bool BMn, class Batch>
 void launch_as(gpu_backend& be, const Batch& batch, gemm_epilogue ep, args& a, float* ws) {
-  if (a.cluster > 1) {  // as many pairs as run at once (a GPC with an odd number of free SMs leaves one idle)
-    const long long most = pair_slots<E, P, AMn, BMn>();
-    const unsigned pairs = static_cast<unsigned>(a.units < most ? a.units : most);
-    arch::launch_clusters(&tma_gemm_kernel<E, P, AMn, BMn>, dim3(pairs * a.cluster), dim3(P::threads), P::smem_bytes, be.stream, a.cluster, a);
-  } else {
-    const unsigned grid = static_cast<unsigned>(a.units < be.processors() ? a.units : be.processors());
-    TG_LAUNCH((tma_gemm_kernel<E, P, AMn, BMn>), grid, P::threads, P::smem_bytes, be.stream, a);
-  }
+  const unsigned grid = static_cast<unsigned>(a.units < be.processors() ? a.units : be.processors());
+  TG_LAUNCH((tma_gemm_kernel<E, P, AMn, BMn>), grid, P::threads, P::smem_bytes, be.stream, a);
   if (a.splits > 1) {
     const auto v0 = batch.views(0);
     TG_LAUNCH((gpu_gemm::splitk_reduce_kernel<Batch>), grid_for(v0.groups() * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, ep, ws, a.splits,
@@ -117,19 +103,6 @@ bool launch_plans(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
   } else {
     for (index_t t = 0; t < batch.count(); ++t) a.k_chunk = plans[t].k.count > a.k_chunk ? plans[t].k.count : a.k_chunk;
   }
-  // Pairs share A (N tiles side by side) where every GEMM has two N tiles or more, else B (M tiles).
-  a.cluster = sm90_schedule().cluster;
-  if (a.cluster > 1) {
-    long long min_m = -1, min_n = -1;
-    for (index_t t = 0; t < batch.count(); ++t)
-      if (plans[t].ok && plans[t].has_k) {
-        min_m = min_m < 0 || plans[t].m.count < min_m ? plans[t].m.count : min_m;
-        min_n = min_n < 0 || plans[t].n.count < min_n ? plans[t].n.count : min_n;
-      }
-    a.share_a = min_n >= 2;
-    if (min_n < 2 && min_m < 2) a.cluster = 1;
-    if (a.cluster > 1 && pair_slots<E, P, AMn, BMn>() < 1) a.cluster = 1;
-  }
   for (index_t t = 0; t < batch.count(); ++t) {
     const class_plan& p = plans[t];
     gemm_class& c = a.cls[t];
@@ -145,14 +118,13 @@ bool launch_plans(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
     }
     c.c_off0 = p.c_off0, c.c_g = p.c_g, c.M = p.M, c.N = p.N;
     for (int q = 0; q < nd; ++q) c.c_m[q] = p.c_m[q], c.c_n[q] = p.c_n[q], c.ws_m[q] = p.ws_m[q], c.ws_n[q] = p.ws_n[q];
-    c.units = static_cast<long long>(p.groups) * a.splits * unit_tiles(p.m.count, !a.share_a, a.cluster) * unit_tiles(p.n.count, a.share_a, a.cluster);
+    c.units = static_cast<long long>(p.groups) * a.splits * p.m.count * p.n.count;
     a.units += c.units;
     a.c_vectors = a.c_vectors && c_columns_vector<E>(p, v.c.data);
   }
   why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + ", " + std::to_string(P::stages) +
         " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units, split-K " +
-        std::to_string(a.splits) + (a.release_early ? ", early release" : "") +
-        (a.cluster > 1 ? std::string(", clusters of 2 sharing ") + (a.share_a ? "A" : "B") : "");
+        std::to_string(a.splits) + (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;
   float* ws = nullptr;
   if (a.splits > 1) {

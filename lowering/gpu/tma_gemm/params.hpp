@@ -42,33 +42,23 @@ struct args {
   float alpha = 1.0f;
   bool c_vectors = false;        // C's columns are contiguous and aligned: paired stores
   bool release_early = false;    // consumers wait for each k-tile's batch and free its stage at once
-  // Clusters of two blocks take the two tiles of a pair (N tiles 2t and 2t + 1 sharing the A tile, or M
-  // tiles sharing the B tile): the shared operand's boxes are multicast, each block issuing half.
-  int cluster = 1;
-  bool share_a = true;
 };
 
-
 // A work unit: one (class, group, split, M tile, N tile), N tiles fastest so that neighbouring blocks
-// share their A tile in L2; in a cluster, block `rank`'s tile of the unit's pair. A ghost is the second
-// tile of a pair past the GEMM's edge: its block still loads its share of the pair's operand (and a
-// tile it will not store), so that its partner gets every box.
+// share their A tile in L2.
 struct unit {
   int cls;
   long long g, split, tm, tn;
-  bool ghost;
 };
-TG_HD inline unit locate(const args& a, long long u, unsigned rank) {
+TG_HD inline unit locate(const args& a, long long u) {
   int c = 0;
   while (c + 1 < a.classes && u >= a.cls[c + 1].unit0) ++c;
   const gemm_class& k = a.cls[c];
-  const long long nt = unit_tiles(k.n.count, a.share_a, a.cluster), mt = unit_tiles(k.m.count, !a.share_a, a.cluster);
   long long l = u - k.unit0;
-  unit r{c, 0, 0, 0, 0, false};
-  r.tn = tile_of_unit(l % nt, rank, a.share_a, a.cluster), l /= nt;
-  r.tm = tile_of_unit(l % mt, rank, !a.share_a, a.cluster), l /= mt;
+  unit r{c, 0, 0, 0, 0};
+  r.tn = l % k.n.count, l /= k.n.count;
+  r.tm = l % k.m.count, l /= k.m.count;
   r.split = l % a.splits, r.g = l / a.splits;
-  r.ghost = r.tn >= k.n.count || r.tm >= k.m.count;
   return r;
 }
 
@@ -79,8 +69,8 @@ struct work {
   long long kb, ke;
 };
 TG_HD inline void k_range(const args& a, const gemm_class& k, long long split, long long& begin, long long& end);
-TG_HD inline work work_of(const args& a, long long u, unsigned rank) {
-  work r{locate(a, u, rank), nullptr, 0, 0};
+TG_HD inline work work_of(const args& a, long long u) {
+  work r{locate(a, u), nullptr, 0, 0};
   r.c = &a.cls[r.w.cls];
   k_range(a, *r.c, r.w.split, r.kb, r.ke);
   return r;

@@ -47,12 +47,10 @@ inline tile_kind choose_tile(long long max_m, long long max_n, bool a_mn, bool b
 // The run-time fields of the schedule, with sm_90's values (measured: performance.md section 15, run
 // 10): consumers release a stage once the next k-tile's batch is issued (early: once its own batch
 // retires), L2 filled from DRAM in 256-byte pieces. An experiment may override any field without a
-// rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0,
-// TG_TMA_CLUSTER=1|2.
+// rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0.
 struct schedule {
   bool release_early = false;
   int l2_promotion_bytes = 256;
-  int cluster = 1;  // 2: pairs of blocks sharing an operand's boxes by multicast (params.hpp)
   bool force_tile = false;
   tile_kind tile = tile_kind::m256n128;
 };
@@ -61,7 +59,6 @@ inline const schedule& sm90_schedule() {
     schedule r;
     if (const char* t = std::getenv("TG_TMA_RELEASE")) r.release_early = std::strcmp(t, "early") == 0;
     if (const char* t = std::getenv("TG_TMA_L2")) r.l2_promotion_bytes = std::atoi(t);
-    if (const char* t = std::getenv("TG_TMA_CLUSTER")) r.cluster = std::atoi(t) == 2 ? 2 : 1;
     if (const char* t = std::getenv("TG_TMA_TILE")) {
       const std::string v = t;
       r.force_tile = v == "256x128" || v == "256x64" || v == "128x128" || v == "128x64";

@@ -1,6 +1,5 @@
-// The producer: one thread walks the block's work units and, for each k-tile, waits for a free stage
-// (in a cluster: free in both blocks), announces its bytes on the stage's full barrier and issues the
-// TMA box loads of both operands (in a cluster, its half of the shared one's, multicast). A
+// The producer: one thread walks the block's work units and, for each k-tile, waits for a free stage,
+// announces its bytes on the stage's full barrier and issues the TMA box loads of both operands. A
 // box's corner is the operand's base plus each digit's step times the digit's corner (params.hpp);
 // the k digits advance like an odometer, with no division per k-tile.
 #pragma once
@@ -18,26 +17,19 @@ __device__ inline void box_corner(const operand& o, long long g, const int (&row
   }
 }
 
-// An operand's boxes into this block's stage; a pair's shared operand (shared) into both blocks' stages,
-// box i issued by block i % 2 (a one-box operand by block 0 alone).
 template <class E, class P>
-__device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* full, const int (&x)[rank], bool shared, unsigned me) {
+__device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* full, const int (&x)[rank]) {
   constexpr int box_elems = boxes::swizzle_elems * boxes::swizzle_elems;  // an MN-major box: 64 k x 64 rows
   constexpr int most = (P::BM > P::BN ? P::BM : P::BN) / boxes::swizzle_elems;
-  TG_UNROLL for (int i = 0; i < most; ++i) {
-    if (i >= o.boxes) continue;
-    const int x0 = x[0] + i * boxes::swizzle_elems;
-    if (!shared) arch::tma_load(dst + i * box_elems, &o.map, full, o.rank, x0, x[1], x[2], x[3], x[4]);
-    else if (static_cast<unsigned>(i % 2) == me) arch::tma_load_multicast(dst + i * box_elems, &o.map, full, o.rank, x0, x[1], x[2], x[3], x[4], 0b11);
-  }
+  TG_UNROLL for (int i = 0; i < most; ++i)
+    if (i < o.boxes) arch::tma_load(dst + i * box_elems, &o.map, full, o.rank, x[0] + i * boxes::swizzle_elems, x[1], x[2], x[3], x[4]);
 }
 
 template <class E, class P>
-__device__ inline void produce(const args& a, const smem<E, P>& s, unsigned me, long long first, long long step) {
+__device__ inline void produce(const args& a, const smem<E, P>& s) {
   ring<P::stages> r;
-  const bool pair = a.cluster > 1;
-  for (long long u = first; u < a.units; u += step) {
-    const work k = work_of(a, u, me);
+  for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
+    const work k = work_of(a, u);
     const gemm_class& c = *k.c;
     const unit& w = k.w;
     const long long kb = k.kb, ke = k.ke;
@@ -51,8 +43,8 @@ __device__ inline void produce(const args& a, const smem<E, P>& s, unsigned me, 
       int xa[rank], xb[rank];
       box_corner(c.a, w.g, cm, ck, xa);
       box_corner(c.b, w.g, cn, ck, xb);
-      load_operand<E, P>(c.a, s.a(r.stage), s.full(r.stage), xa, pair && a.share_a, me);
-      load_operand<E, P>(c.b, s.b(r.stage), s.full(r.stage), xb, pair && !a.share_a, me);
+      load_operand<E, P>(c.a, s.a(r.stage), s.full(r.stage), xa);
+      load_operand<E, P>(c.b, s.b(r.stage), s.full(r.stage), xb);
       TG_UNROLL for (int p = nd - 1; p >= 0; --p) {  // next k-tile: odometer over the k digits
         ck[p] += c.k.ext[p];
         if (ck[p] < c.k.tiles[p] * c.k.ext[p]) break;

@@ -354,28 +354,3 @@ TEST(TmaPlan, OrientationPerOp) {
   EXPECT_FALSE(pf.b_mn);
   EXPECT_EQ(tg::tma_gemm::orientation_of(fv), 0);
 }
-
-// Clusters of two (params.hpp's locate): over every tile count, the pairs' non-ghost tiles cover the
-// dimension exactly once, ghosts only past the edge, and along the shared dimension both blocks take
-// the same tile.
-TEST(TmaPlan, ClusterPairsCoverTilesOnce) {
-  using tg::tma_gemm::tile_of_unit;
-  using tg::tma_gemm::unit_tiles;
-  for (int cluster : {1, 2})
-    for (bool paired : {true, false})
-      for (long long count = 1; count <= 33; ++count) {
-        std::vector<int> seen(count, 0);
-        for (long long t = 0; t < unit_tiles(count, paired, cluster); ++t)
-          for (unsigned r = 0; r < static_cast<unsigned>(cluster); ++r) {
-            const long long tile = tile_of_unit(t, r, paired, cluster);
-            ASSERT_GE(tile, 0);
-            if (!paired) EXPECT_EQ(tile, t);  // the shared operand's tile: one for the pair
-            if (tile >= count) {
-              EXPECT_TRUE(paired && cluster == 2 && count % 2 == 1 && tile == count) << count;  // the odd pair's ghost
-              continue;
-            }
-            ++seen[tile];
-          }
-        for (long long i = 0; i < count; ++i) EXPECT_EQ(seen[i], paired || cluster == 1 ? 1 : cluster) << "count " << count << " tile " << i;
-      }
-}
