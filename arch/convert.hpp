@@ -37,7 +37,7 @@ __device__ inline half_t cvt_from_float<half_t>(float f) {
 }  // namespace tg::arch
 
 namespace tg::arch {
-// The check of the conversions above on the current device (lowering/gpu/instances/convert_check.cpp):
+// The check of the conversions above on the current device (instances/convert_check.cpp):
 // every fp16 and every fp32 bit pattern converted both ways, counted where they disagree with
 // dsl/numeric.hpp (NaN inputs: where the result is not a quiet NaN); first_* the lowest such input.
 struct convert_check_result {

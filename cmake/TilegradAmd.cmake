@@ -49,7 +49,7 @@ if(TG_HAVE_AMD)
   # 1. The op instances: one clang call per dtype compiles host + every target. -save-temps=obj keeps
   #    each target's assembly (what the device objects are assembled from); it is copied to
   #    build/isa/amd/<target>/ and the other temporaries are removed.
-  file(GLOB TG_AMD_INSTANCE_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/lowering/gpu/instances/*.cpp)
+  file(GLOB TG_AMD_INSTANCE_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/instances/*.cpp)
   set(TG_AMD_OBJECTS)
   set(TG_AMD_ISA_FILES)
   foreach(src ${TG_AMD_INSTANCE_SOURCES})
@@ -81,7 +81,7 @@ if(TG_HAVE_AMD)
   add_custom_target(tilegrad_amd ALL DEPENDS ${TG_AMD_OBJECTS} ${TG_AMD_ISA_FILES})
 
   # 2. The examples: host code only (--cuda-host-only: the kernels are in the instance objects, which
-  #    lowering/gpu_ops.hpp declares extern), linked by clang's HIP driver with libamdhip64.
+  #    instances/gpu_ops.hpp declares extern), linked by clang's HIP driver with libamdhip64.
   set(TG_AMD_EXAMPLES)
   if(TG_BUILD_EXAMPLES)
     set(_tg_tool_flags -DFMT_HEADER_ONLY=1)  # fmt's compiled library is built by g++; header-only is simplest

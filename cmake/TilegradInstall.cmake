@@ -1,4 +1,4 @@
-# `cmake --install`: the headers (dsl/, arch/, lowering/, ops/) under include/tilegrad, the GPU instance
+# `cmake --install`: the headers (dsl/, arch/, lowering/, ops/, instances/) under include/tilegrad, the GPU instance
 # library where built, and a CMake package: find_package(tilegrad) gives tilegrad::tilegrad (header-only
 # DSL, op programs and host backend; C++20) and tilegrad::gpu (the GPU backend's op instantiations, linked
 # with the CUDA runtime) where this build made it. The package's config creates its own imported targets
@@ -8,7 +8,7 @@ include(CMakePackageConfigHelpers)
 
 set(TG_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/tilegrad)
 set(TG_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/tilegrad)
-foreach(dir dsl arch lowering ops)
+foreach(dir dsl arch lowering ops instances)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${TG_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 endforeach()
 

@@ -23,10 +23,10 @@ if(TG_ENABLE_NVIDIA)
   endif()
 endif()
 
-# The op programs instantiated for the GPU backend (lowering/gpu_ops.hpp declares them); host code
+# The op programs instantiated for the GPU backend (instances/gpu_ops.hpp declares them); host code
 # built by the host compiler links this library and the CUDA runtime.
 if(TG_HAVE_NVIDIA)
-  file(GLOB TG_GPU_INSTANCE_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/lowering/gpu/instances/*.cpp)
+  file(GLOB TG_GPU_INSTANCE_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/instances/*.cpp)
   set_source_files_properties(${TG_GPU_INSTANCE_SOURCES} PROPERTIES LANGUAGE CUDA)
   add_library(tilegrad_nvidia STATIC ${TG_GPU_INSTANCE_SOURCES})
   target_link_libraries(tilegrad_nvidia PUBLIC tilegrad CUDA::cudart)

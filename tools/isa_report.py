@@ -72,7 +72,7 @@ def _first_tuple_arity(text, after):
 
 
 def unit_of(name_or_path):
-    """The instance unit a kernel was compiled in (lowering/gpu/instances/<unit>_<dtype>.cpp, and the
+    """The instance unit a kernel was compiled in (instances/<unit>_<dtype>.cpp, and the
     .o / .s named after it): "conv_fwd" for the forward convolution's own units, else "ops"."""
     return "conv_fwd" if Path(str(name_or_path).rstrip(":")).name.startswith("conv_fwd_") else "ops"
 

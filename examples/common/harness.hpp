@@ -264,7 +264,7 @@ inline std::string resolve_backend(const options& o, bool gpu_built, bool gpu_pr
 #include "lowering/backend.hpp"
 #if defined(TG_WITH_GPU)
 #include "lowering/gpu/path_report.hpp"
-#include "lowering/gpu_ops.hpp"
+#include "instances/gpu_ops.hpp"
 namespace tg::ex {
 // A GPU call is timed by events on its stream, as PyTorch's benchmark times its ops: the time the
 // device spends from the first kernel's start to the last one's end, launch gaps included.

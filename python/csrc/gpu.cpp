@@ -1,12 +1,12 @@
 // The five op programs on the GPU backend, for the extension's CUDA tensors: host code (built by the
-// host compiler) that reaches the instantiations compiled by nvcc in lowering/gpu/instances through
-// lowering/gpu_ops.hpp's extern templates. Each call runs on the caller's CUDA stream (PyTorch's current
+// host compiler) that reaches the instantiations compiled by nvcc in instances/ through
+// instances/gpu_ops.hpp's extern templates. Each call runs on the caller's CUDA stream (PyTorch's current
 // stream) with one backend, and so one scratch arena, per (device, stream).
 #include <map>
 #include <mutex>
 #include <utility>
 #include "bridge.hpp"
-#include "lowering/gpu_ops.hpp"
+#include "instances/gpu_ops.hpp"
 
 namespace tg::torch_ext::gpu {
 namespace {

@@ -2,7 +2,7 @@
 // stride 2, where dx = dy(parent window) / 8 exactly in fp16, so every element can be checked.
 #include <gtest/gtest.h>
 #include <vector>
-#include "lowering/gpu_ops.hpp"
+#include "instances/gpu_ops.hpp"
 
 namespace {
 TEST(GpuLargeTensor, Avgpool3dBwdBeyond2Pow31Elements) {

@@ -8,7 +8,7 @@
 #include "lowering/host.hpp"
 #include "ops/maxpool2d_bwd.hpp"
 #if defined(TG_WITH_GPU)
-#include "lowering/gpu_ops.hpp"
+#include "instances/gpu_ops.hpp"
 #endif
 
 namespace {

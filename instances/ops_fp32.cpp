@@ -1,6 +1,6 @@
 // GPU instantiations of the five op programs for one element type (compiled by nvcc or clang HIP).
 #define TG_GPU_INSTANTIATING 1
 #include "lowering/gpu.hpp"
-#include "lowering/gpu_ops.hpp"
+#include "instances/gpu_ops.hpp"
 
 TG_GPU_OP_INSTANCES(, float)

@@ -1,5 +1,7 @@
 // The op programs on the GPU backend, as seen from host code built by the host compiler: the
-// instantiations are compiled once, by nvcc (or clang HIP), in lowering/gpu/instances/*.cpp.
+// instantiations are compiled once, by nvcc (or clang HIP), in instances/*.cpp. This layer sits above
+// ops/ (the programs) and lowering/ (the pipelines), so neither includes the other: a new op adds its
+// lines here, not in lowering/.
 #pragma once
 #include <cstdint>
 #include "lowering/gpu/backend.hpp"
