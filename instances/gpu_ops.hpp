@@ -11,6 +11,7 @@
 #include "ops/grouped_conv_bwd_weight.hpp"
 #include "ops/groupnorm_bwd.hpp"
 #include "ops/maxpool2d_bwd.hpp"
+#include "ops/relayout.hpp"
 
 #define TG_GPU_OP_INSTANCES(EXTERN, T)                                                                                               \
   EXTERN template void tg::ops::maxpool2d_fwd<T, tg::gpu_backend>(tg::gpu_backend&, const tg::ops::maxpool2d_problem&, const T*, T*, \
@@ -35,6 +36,14 @@
   EXTERN template void tg::ops::conv_fwd<T, tg::gpu_backend>(tg::gpu_backend&, const tg::ops::conv_problem&, const T*, \
                                                              const T*, T*, tg::gemm_policy);
 
+// relayout (a unit of its own, instances/relayout.cpp): every pair of element types.
+#define TG_GPU_RELAYOUT_INSTANCE(EXTERN, TD, TS) \
+  EXTERN template void tg::ops::relayout<TD, TS, tg::gpu_backend>(tg::gpu_backend&, const tg::ops::relayout_problem&, const TS*, TD*);
+#define TG_GPU_RELAYOUT_INSTANCES(EXTERN, TD)         \
+  TG_GPU_RELAYOUT_INSTANCE(EXTERN, TD, float)         \
+  TG_GPU_RELAYOUT_INSTANCE(EXTERN, TD, tg::half_t)    \
+  TG_GPU_RELAYOUT_INSTANCE(EXTERN, TD, tg::bf16_t)
+
 #if !defined(TG_GPU_INSTANTIATING)
 TG_GPU_OP_INSTANCES(extern, float)
 TG_GPU_OP_INSTANCES(extern, tg::half_t)
@@ -42,4 +51,7 @@ TG_GPU_OP_INSTANCES(extern, tg::bf16_t)
 TG_GPU_CONV_FWD_INSTANCES(extern, float)
 TG_GPU_CONV_FWD_INSTANCES(extern, tg::half_t)
 TG_GPU_CONV_FWD_INSTANCES(extern, tg::bf16_t)
+TG_GPU_RELAYOUT_INSTANCES(extern, float)
+TG_GPU_RELAYOUT_INSTANCES(extern, tg::half_t)
+TG_GPU_RELAYOUT_INSTANCES(extern, tg::bf16_t)
 #endif

@@ -2,5 +2,6 @@
 #pragma once
 #include "lowering/gpu/backend.hpp"
 #include "lowering/gpu/gemm_dispatch.hpp"
+#include "lowering/gpu/relayout.hpp"
 #include "lowering/gpu/row_reduce.hpp"
 #include "lowering/gpu/window_reduce.hpp"

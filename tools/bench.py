@@ -139,6 +139,22 @@ def conv(op, case, N, K, C, G, sp, filt, stride, pad, dt, chl, copy, gemm):
     flops = 2.0 * dy.numel() * (C // G) * torch.tensor(filt).prod().item()
     report(op, case, dt, ("NHWC" if nd == 2 else "NDHWC") if chl else "NCHW", ours, bench(f), (x.numel() + w.numel() + dy.numel()) * x.element_size(), flops, err, copy, gemm)
 
+def relayout(case, shape, src, dst, dt, chl, copy, gemm):
+    # tg::relayout against PyTorch's own layout conversion (a permuted view made contiguous, which is what
+    # .contiguous(memory_format=torch.channels_last) does); layout-independent, so run once (chl only).
+    if not chl:
+        return
+    x = torch.randn(*[shape[i] for i in src], device=dev, dtype=dt)  # memory order of `src`
+    inv = [src.index(i) for i in range(len(shape))]                  # logical dimension i is x's axis inv[i]
+    f = lambda: x.permute(*[inv[i] for i in dst]).contiguous()       # memory order of `dst`
+    with tempfile.TemporaryDirectory() as d:
+        x.contiguous().cpu().view(torch.uint8 if dt != torch.bfloat16 else torch.int16).numpy().tofile(os.path.join(d, "src.bin"))
+        ours = run_ours("relayout", shape, "nchw", dt, d, ["--from", ",".join(map(str, src)), "--to", ",".join(map(str, dst))])
+        y = f()
+        raw = torch.from_file(os.path.join(d, "dst.bin"), size=y.numel() * y.element_size(), dtype=torch.uint8)
+        err = rel_err(raw.view(dt).view(y.shape).to(dev), y)
+    report("relayout", case, dt, "", ours, bench(f), 2 * x.numel() * x.element_size(), 0, err, copy, gemm)
+
 def resnet_layers():
     # ResNet-50 at batch 128 (3x3 and 1x1 layers from 56x56 down to 7x7, a strided 1x1 downsample) and a
     # 3-d U-Net layer at batch 2: the forward and both gradients of each, as a training step needs them.
@@ -170,6 +186,10 @@ def main():
         ("avgpool3d_bwd", lambda dt, c: avgpool("N8 C128 16x32x32 3^3 s1 p1", 8, 128, 16, 32, 32, 3, 1, 1, dt, c, copy, gemm)),
         ("groupnorm_bwd", lambda dt, c: groupnorm("unet N8 C320 64x64 G32", 8, 320, 64, 64, 32, dt, c, copy, gemm)),
         ("groupnorm_bwd", lambda dt, c: groupnorm("N32 C256 56x56 G32", 32, 256, 56, 56, 32, dt, c, copy, gemm)),
+        ("relayout", lambda dt, c: relayout("N64 C256 56x56 NCHW -> NHWC", [64, 256, 56, 56], [0, 1, 2, 3], [0, 2, 3, 1], dt, c, copy, gemm)),
+        ("relayout", lambda dt, c: relayout("N64 C256 56x56 NHWC -> NCHW", [64, 256, 56, 56], [0, 2, 3, 1], [0, 1, 2, 3], dt, c, copy, gemm)),
+        ("relayout", lambda dt, c: relayout("N8 C128 16x56x56 NCDHW -> NDHWC", [8, 128, 16, 56, 56], [0, 1, 2, 3, 4], [0, 2, 3, 4, 1], dt, c, copy, gemm)),
+        ("relayout", lambda dt, c: relayout("N8 C128 16x56x56 NDHWC -> NCDHW", [8, 128, 16, 56, 56], [0, 2, 3, 4, 1], [0, 1, 2, 3, 4], dt, c, copy, gemm)),
         ("conv_fwd", lambda dt, c: conv("conv_fwd", "seed N128 K256 C128 71x71 3x3 s2 p1", 128, 256, 128, 1, [71, 71], [3, 3], [2, 2], [1, 1], dt, c, copy, gemm)),
         ("conv_fwd", lambda dt, c: conv("conv_fwd", "resnet N64 K64 C64 56x56 3x3 p1", 64, 64, 64, 1, [56, 56], [3, 3], [1, 1], [1, 1], dt, c, copy, gemm)),
         ("conv_fwd", lambda dt, c: conv("conv_fwd", "resnext N64 G32 C=K256 56x56 3x3 p1", 64, 256, 256, 32, [56, 56], [3, 3], [1, 1], [1, 1], dt, c, copy, gemm)),

@@ -21,7 +21,8 @@ if [ "$what" != bench ]; then
     for run in "maxpool2d_bwd --layout nchw" "maxpool2d_bwd --layout nhwc --indices" "avgpool3d_bwd --layout ncdhw" \
                "avgpool3d_bwd --layout ndhwc --exclude-pad" "convnd_bwd_data --layout nhwgc" "convnd_bwd_data --layout nchw" \
                "groupnorm_bwd --layout nchw" "groupnorm_bwd --layout nhwc" "grouped_conv_bwd_weight --layout gnhwc" \
-               "grouped_conv_bwd_weight --layout nchw --k-splits 4" "conv_fwd --layout nhwgc" "conv_fwd --layout gnhwc --G 4"; do
+               "grouped_conv_bwd_weight --layout nchw --k-splits 4" "conv_fwd --layout nhwgc" "conv_fwd --layout gnhwc --G 4" \
+               "relayout --from nchw --to nhwc" "relayout --from ndhwc --to ncdhw 2 32 8 16 24" "relayout --to-dtype bf16 --from nhwc --to nchw 3 19 5 7"; do
       set -- $run
       ex=$1; shift
       if ! build-gpu/examples/$ex 1 2 0 --backend gpu --dtype $dt "$@" >> "$out/examples.log" 2>&1; then status=1; echo "FAIL $ex $dt $*"; fi

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 tools/install-deps.sh
 build=${TG_BUILD_DIR:-build}
 cmake -S . -B "$build" -G Ninja > /dev/null
-examples="maxpool2d_bwd avgpool3d_bwd convnd_bwd_data groupnorm_bwd grouped_conv_bwd_weight conv_fwd"
+examples="maxpool2d_bwd avgpool3d_bwd convnd_bwd_data groupnorm_bwd grouped_conv_bwd_weight conv_fwd relayout"
 cmake --build "$build" -j"$(nproc)" --target $examples
 log=$(mktemp)
 status=0

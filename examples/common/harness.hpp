@@ -306,9 +306,13 @@ int main_of(const char* op, const std::string& layouts, int argc, char** argv, S
         const bool ok = run(t, be, o);
         if (o.explain) {  // the path report (lowering/gpu/path_report.hpp), each distinct line once
           std::vector<std::string> seen;
-          for (const auto& l : gemm_paths())
-            if (std::find(seen.begin(), seen.end(), l) == seen.end()) seen.push_back(l), fmt::print("gemm path: {}\n", l);
-          if (seen.empty()) fmt::print("gemm path: no GEMM on the GPU\n");
+          bool gemm = false;
+          for (const auto& l : pipeline_paths()) {
+            const std::string text = l.pipeline + " path: " + l.line;
+            gemm = gemm || l.pipeline == "gemm";
+            if (std::find(seen.begin(), seen.end(), text) == seen.end()) seen.push_back(text), fmt::print("{}\n", text);
+          }
+          if (!gemm) fmt::print("gemm path: no GEMM on the GPU\n");
         }
         return ok;
       }

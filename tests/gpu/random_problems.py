@@ -47,6 +47,8 @@ def case():
         # Some long rows: the contiguous-row sums take several vectors per thread and step.
         H = rng.randint(40, 300) if vec and rng.random() < 0.3 else rng.randint(1, 17)
         return [rng.randint(1, 3), H, W, G, C], ["--layout", rng.choice(["nchw", "nhwc"])], dt
+    if op == "relayout":
+        return relayout_case(dt)
     if rng.random() < 0.35:
         return tma_case()
     nd = rng.randint(1, 3)
@@ -83,6 +85,21 @@ def case():
     elif op == "conv_fwd" and rng.random() < 0.3:  # the forward's (taps, C) reduction split as well
         extra += ["--k-splits", str(rng.randint(1, 3))]
     return [nd, G, batch, K, C] + f + i + s + d + pl + pr, extra, dt
+
+def relayout_case(dt):
+    # 1-5 dimensions, random source and destination orders, sometimes another element type. Mostly
+    # whole 16-byte words along the contiguous dimensions, some long ones (the fast paths' rows, and
+    # transposes with several and partial tiles); else odd lengths (the generic kernel).
+    rank = rng.randint(1, 5)
+    lengths = [rng.randint(1, 9) for _ in range(rank)]
+    src, dst = list(range(rank)), list(range(rank))
+    rng.shuffle(src); rng.shuffle(dst)
+    if rng.random() < 0.75:
+        vec = 8 if dt != "fp32" else 4
+        for d in {src[-1], dst[-1]}:
+            lengths[d] = vec * rng.choice([1, 2, 3, rng.randint(4, 40)])
+    to = dt if rng.random() < 0.7 else rng.choice(["fp32", "fp16", "bf16"])
+    return lengths, ["--from", ",".join(map(str, src)), "--to", ",".join(map(str, dst)), "--to-dtype", to], dt
 
 def tma_case():
     # Channels-last 16-bit problems of the TMA pipeline (lowering/gpu/tma_gemm/, sm_90a): channel counts
@@ -126,7 +143,8 @@ for n in range(count):
         r = subprocess.CompletedProcess(cmd, 124, "FAIL: timed out after 120 s", "")
     ok = r.returncode == 0 and "FAIL" not in r.stdout
     failed += not ok
-    path = " [" + r.stderr.split("tilegrad gemm: ")[1].split(",")[0].split("\n")[0] + "]" if "tilegrad gemm: " in r.stderr else ""
+    tag = "tilegrad relayout: " if op == "relayout" else "tilegrad gemm: "
+    path = " [" + r.stderr.split(tag)[1].split(",")[0].split(":")[0].split("\n")[0] + "]" if tag in r.stderr else ""
     print(("ok   " if ok else "FAIL ") + " ".join(cmd[1:]) + path, flush=True)
     if not ok:
         print(r.stdout[-2000:], r.stderr[-2000:])
