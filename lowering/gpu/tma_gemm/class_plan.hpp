@@ -10,6 +10,7 @@
 
 namespace tg::tma_gemm {
 constexpr int nd = boxes::max_digits;
+constexpr int max_classes = 8;  // GEMMs in one batch (col2im classes: up to 8 for a 3-d stride 2)
 
 // One GEMM dimension's digits as tiles: tile t's corner digit p is (t's mixed-radix digit p) * ext[p].
 // Unused slots have length 1 and extent 1.

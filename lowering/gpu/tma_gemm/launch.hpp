@@ -7,9 +7,11 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 #include "lowering/gpu/gemm.hpp"
 #include "lowering/gpu/split_k.hpp"
 #include "lowering/gpu/tma_gemm/kernel.hpp"
+#include "lowering/gpu/tma_gemm/plan_cache.hpp"
 
 namespace tg::tma_gemm {
 // Whether the current device runs the sm_90a kernel image (a Hopper GPU and a build for 90a).
@@ -57,37 +59,31 @@ void launch_as(gpu_backend& be, const Batch& batch, gemm_epilogue ep, args& a, f
   }
 }
 
-// Plans every GEMM of the batch for tile P; false with the reason where one cannot take it. orient:
-// a_mn * 2 + b_mn, the same for every GEMM that reads its operands (-1 where none does).
-template <class P, class Batch>
-bool plan_batch(const Batch& batch, class_plan (&plans)[max_classes], int& orient, std::string& why) {
-  using V = decltype(batch.views(0));
-  orient = -1;
-  const V v0 = batch.views(0);
-  for (index_t t = 0; t < batch.count(); ++t) {
-    const V v = batch.views(t);
-    plans[t] = class_plan{};
-    if (v.c.data != v0.c.data) return why = "the batch writes more than one tensor", false;
-    if (v.m() == 0 || v.n() == 0) continue;  // no units
-    plans[t] = plan_class<P::BM, P::BN>(v);
-    if (!plans[t].ok) return why = plans[t].why, false;
-    if (!plans[t].has_k) continue;
-    const int o = plans[t].a_mn * 2 + plans[t].b_mn;
-    if (orient >= 0 && o != orient) return why = "the batch's GEMMs differ in operand orientation", false;
-    orient = o;
-    if (!tma_aligned(plans[t].a.box, v.a.data) || !tma_aligned(plans[t].b.box, v.b.data)) return why = "an operand is not 16-byte aligned", false;
+// Plans every GEMM of the batch for tile P (plan_cache.hpp: planned once per shape), then the checks
+// that depend on the pointers; false with the reason where one cannot take it. orient: a_mn * 2 +
+// b_mn, the same for every GEMM that reads its operands (-1 where none does).
+template <class P, class V>
+bool plan_batch(const std::vector<V>& vs, class_plan (&plans)[max_classes], int& orient, std::string& why) {
+  for (const V& v : vs)
+    if (v.c.data != vs[0].c.data) return why = "the batch writes more than one tensor", false;
+  const batch_plan bp = plan_views_cached<P::BM, P::BN>(vs);
+  if (!bp.ok) return why = bp.why, false;
+  orient = bp.orient;
+  for (std::size_t t = 0; t < vs.size(); ++t) {
+    plans[t] = bp.plans[t];
+    if (!plans[t].ok || !plans[t].has_k) continue;
+    if (!tma_aligned(plans[t].a.box, vs[t].a.data) || !tma_aligned(plans[t].b.box, vs[t].b.data)) return why = "an operand is not 16-byte aligned", false;
   }
-  if (orient == 2) return why = "MN-major A with K-major B (not instantiated)", false;
   return true;
 }
 
 // Fills the kernel's arguments from the plans (tensor maps, digits, C, split-K) and launches.
-template <class E, class P, bool AMn, bool BMn, class Batch>
-bool launch_plans(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, const class_plan (&plans)[max_classes], std::string& why) {
-  using V = decltype(batch.views(0));
+template <class E, class P, bool AMn, bool BMn, class Batch, class V>
+bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol,
+                  const class_plan (&plans)[max_classes], std::string& why) {
   if (!kernel_runs_here<E, P, AMn, BMn>()) return why = "not an sm_90a GPU and build", false;
   const arch::tma_elem te = std::is_same_v<E, half_t> ? arch::tma_elem::f16 : arch::tma_elem::bf16;
-  const V v0 = batch.views(0);
+  const V& v0 = vs[0];
   args a{};
   a.classes = static_cast<int>(batch.count());
   a.alpha = ep.alpha;
@@ -108,7 +104,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
     gemm_class& c = a.cls[t];
     c.unit0 = a.units;
     if (!p.ok) continue;  // an empty GEMM
-    const V v = batch.views(t);
+    const V& v = vs[t];
     c.m = p.m, c.n = p.n, c.k = p.k;
     c.groups = p.groups;
     c.has_k = p.has_k;
@@ -135,18 +131,18 @@ bool launch_plans(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
   return true;
 }
 
-template <class E, class P, class Batch>
-bool run_tile(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, std::string& why) {
+template <class E, class P, class Batch, class V>
+bool run_tile(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
   class_plan plans[max_classes];
   int orient;
-  if (!plan_batch<P>(batch, plans, orient, why)) return false;
+  if (!plan_batch<P>(vs, plans, orient, why)) return false;
   if constexpr (P::BN < 128) {  // instantiated for backward data's orientation only (plan.hpp)
     if (orient == 0 || orient == 3) return why = "no 64-column tile for this orientation", false;
   } else {
-    if (orient == 3) return launch_plans<E, P, true, true>(be, batch, ep, pol, plans, why);
-    if (orient == 0) return launch_plans<E, P, false, false>(be, batch, ep, pol, plans, why);
+    if (orient == 3) return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
+    if (orient == 0) return launch_plans<E, P, false, false>(be, batch, vs, ep, pol, plans, why);
   }
-  return launch_plans<E, P, false, true>(be, batch, ep, pol, plans, why);  // also a batch that reads nothing
+  return launch_plans<E, P, false, true>(be, batch, vs, ep, pol, plans, why);  // also a batch that reads nothing
 }
 
 // Runs the batch on the TMA pipeline, or says why not.
@@ -162,32 +158,31 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     if (const char* env = std::getenv("TG_GEMM_PIPELINE"); env && std::strcmp(env, "cp_async") == 0) return why = "TG_GEMM_PIPELINE=cp_async", false;
     if (ep.op != epilogue_op::store) return why = "an accumulating epilogue", false;
     if (batch.count() > max_classes) return why = "more than " + std::to_string(max_classes) + " GEMMs in the batch", false;
+    const std::vector<V> vs = views_of(batch);  // built once: col2im views cost microseconds each
     index_t max_m = 0, max_n = 0;
-    for (index_t t = 0; t < batch.count(); ++t) {
-      max_m = batch.views(t).m() > max_m ? batch.views(t).m() : max_m;
-      max_n = batch.views(t).n() > max_n ? batch.views(t).n() : max_n;
+    for (const V& v : vs) {
+      max_m = v.m() > max_m ? v.m() : max_m;
+      max_n = v.n() > max_n ? v.n() : max_n;
     }
     if (max_m < min_rows || max_n < min_rows) return why = "a narrow GEMM (M or N under " + std::to_string(min_rows) + ")", false;
     // The orientation first (from the views' axes: it does not depend on the tile), then the tile from
     // the table, then one plan for that tile (run_tile).
     int orient = -1;
-    for (index_t t = 0; t < batch.count() && orient < 0; ++t) {
-      const V v = batch.views(t);
-      if (v.m() > 0 && v.n() > 0 && v.k() > 0) orient = orientation_of(v);
-    }
+    for (std::size_t t = 0; t < vs.size() && orient < 0; ++t)
+      if (vs[t].m() > 0 && vs[t].n() > 0 && vs[t].k() > 0) orient = orientation_of(vs[t]);
     std::string why256;
     const schedule& sched = sm90_schedule();
     switch (sched.force_tile ? sched.tile : choose_tile(max_m, max_n, orient >= 2, orient % 2 == 1 || orient < 0)) {
       case tile_kind::m256n64:
-        if (run_tile<E, tile<256, 64>>(be, batch, ep, pol, why256)) return why = why256, true;
+        if (run_tile<E, tile<256, 64>>(be, batch, vs, ep, pol, why256)) return why = why256, true;
         [[fallthrough]];
       case tile_kind::m128n64:
-        return run_tile<E, tile<128, 64>>(be, batch, ep, pol, why);
+        return run_tile<E, tile<128, 64>>(be, batch, vs, ep, pol, why);
       case tile_kind::m256n128:
-        if (run_tile<E, tile<256, 128>>(be, batch, ep, pol, why256)) return why = why256, true;
+        if (run_tile<E, tile<256, 128>>(be, batch, vs, ep, pol, why256)) return why = why256, true;
         [[fallthrough]];
       default:
-        return run_tile<E, tile<128, 128>>(be, batch, ep, pol, why);
+        return run_tile<E, tile<128, 128>>(be, batch, vs, ep, pol, why);
     }
   }
 }

@@ -9,7 +9,6 @@
 #include "lowering/gpu/tma_gemm/class_plan.hpp"
 
 namespace tg::tma_gemm {
-constexpr int max_classes = 8;
 constexpr int rank = boxes::max_rank;
 
 struct operand {
