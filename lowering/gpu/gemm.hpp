@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <new>
 #include "arch/async_copy.hpp"
+#include "arch/block.hpp"
 #include "arch/convert.hpp"
 #include "arch/fragment_distribution.hpp"
 #include "arch/ldmatrix.hpp"
+#include "arch/mbarrier_nvidia.hpp"
 #include "arch/mma.hpp"
 #include "dsl/tile_window.hpp"
 #include "lowering/gemm.hpp"
@@ -374,7 +376,7 @@ __device__ inline typename affine_split<View>::k_tile column_tile(const Entry* c
   auto t = affine_k_line<View>(cols[0], cols[1]);
   bool same = true;
   for (int c = tid; c < Cols; c += Threads) same = same && n0 + c < N && on_k_line<View>(cols[c], t, c);
-  t.uniform = __syncthreads_and(same);
+  t.uniform = arch::block_all(same);
   return t;
 }
 
@@ -524,7 +526,7 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
                 "every stage of A and B starts on a whole swizzle pattern (wgmma descriptors carry no base offset)");
 #if defined(TG_NV_WGMMA)
   if constexpr (wg) {
-    if (static_cast<std::uint32_t>(__cvta_generic_to_shared(smem)) % 1024 != 0) __trap();  // ditto for the allocation
+    if (arch::smem_addr(smem) % 1024 != 0) arch::trap();  // ditto for the allocation
   }
 #endif
   E* const As = reinterpret_cast<E*>(smem + plan::a_tiles);
@@ -661,7 +663,7 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
       // instruction, so the k-tile's loop is instantiated per orientation pair and chosen once here
       // (a choice per instruction made ptxas add a warpgroup.arrive before each). The batch is waited
       // for here: the next k-tile's fill overwrites this stage after the next barrier.
-      const auto a_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(a)), b_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(b));
+      const auto a_addr = arch::smem_addr(a), b_addr = arch::smem_addr(b);
       constexpr bool bf16 = Atom::input == arch::atom_input::bf16;
       auto run = [&](auto a_mn, auto b_mn) {
         constexpr bool AMn = decltype(a_mn)::value, BMn = decltype(b_mn)::value;
@@ -821,7 +823,7 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
           const float old = ep.op == epilogue_op::accumulate ? arch::cvt_to_float(v.c.data[off]) : 0.0f;
           v.c.data[off] = arch::cvt_from_float<EOut>(ep.apply(acc[i][j][e], old));
         } else if constexpr (std::is_same_v<EOut, float>) {
-          atomicAdd(&v.c.data[off], ep.alpha * acc[i][j][e]);
+          arch::atomic_add(&v.c.data[off], ep.alpha * acc[i][j][e]);
         }
       }
 }

@@ -5,6 +5,7 @@
 // blockIdx.x + gridDim.x, ...; the ring runs on across units, so the producer fetches the next tile
 // while the consumers store this one.
 #pragma once
+#include "arch/block.hpp"
 #include "arch/warpgroup_regs_nvidia.hpp"
 #include "lowering/gpu/tma_gemm/consumer.hpp"
 #include "lowering/gpu/tma_gemm/epilogue.hpp"
@@ -43,7 +44,7 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
     }
   }
 #elif defined(__CUDA_ARCH__)
-  asm volatile("trap;");  // a device pass without wgmma (not sm_90a): never launched (launch.hpp checks the image)
+  arch::trap();  // a device pass without wgmma (not sm_90a): never launched (launch.hpp checks the image)
 #endif
 }
 }  // namespace tg::tma_gemm
