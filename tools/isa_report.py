@@ -88,7 +88,9 @@ def classify(d, unit="ops"):
              ("gpu_gemm::views_kernel<", "views"), ("gpu_window::gather_kernel<", "window gather"),
              ("gpu_window::max_forward_kernel<", "max forward"), ("gpu_rows::row_sums_kernel<", "row sums"),
              ("gpu_rows::for_each_kernel<", "for_each"), ("gpu_rows::row_affine_kernel<", "row affine"),
-             ("gpu_rows::row_affine_ordered_kernel<", "row affine"), ("tma_gemm::tma_gemm_kernel<", "tma gemm"))
+             ("gpu_rows::row_affine_ordered_kernel<", "row affine"), ("tma_gemm::tma_gemm_kernel<", "tma gemm"),
+             ("gpu_relayout::transpose_kernel<", "relayout transpose"), ("gpu_relayout::rows_kernel<", "relayout rows"),
+             ("gpu_relayout::generic_kernel<", "relayout generic"))
     kind = next((k for key, k in kinds if key in d), "other")
     op, detail = "?", ""
     if kind in ("gemm", "split-K reduce", "fill", "small-M gemm", "k entries", "k tiles", "views"):
@@ -108,6 +110,8 @@ def classify(d, unit="ops"):
             flags = re.findall(r"true|false", m.group(7))
             detail += f" {m.group(1)}x{m.group(2)}x{m.group(3)} w{m.group(4)}x{m.group(5)} s{m.group(6)}" + \
                 (" ring" if flags[:1] == ["true"] else "") + (" waited" if flags[1:2] == ["false"] else "")
+    elif kind.startswith("relayout"):
+        op = "relayout"
     elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN>, AMn, BMn>: one kernel serves every op (params decide)
         op = "conv GEMMs"
         m = re.search(r"tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)>", d)
@@ -185,7 +189,8 @@ def print_table(rows, columns, out=sys.stdout):
 
 ORDER = ["conv_fwd", "convnd_bwd_data", "grouped_conv_bwd_weight", "maxpool2d_bwd", "maxpool2d_fwd", "avgpool3d_bwd",
          "groupnorm_bwd", "groupnorm_fwd", "?"]
-KIND_ORDER = ["tma gemm", "gemm", "small-M gemm", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine", "other"]
+KIND_ORDER = ["tma gemm", "gemm", "small-M gemm", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine",
+              "relayout transpose", "relayout rows", "relayout generic", "other"]
 
 
 def sort_key(k):
@@ -802,6 +807,24 @@ def nvidia_main(args):
             elif "cp.async.bulk.tensor" not in text or "wgmma.mma_async" not in text:
                 violations.append(f"{tag}: its PTX lacks cp.async.bulk.tensor or wgmma.mma_async")
         print(f"\nTMA GEMM kernels (sm_90a): {len(tma)}; PTX entries read: {len(ptx)}")
+    if args.check:  # relayout's fast paths (lowering/gpu/relayout.hpp): 16-byte global loads and stores, per element type
+        ptx = ptx_kernels(archive)
+        fast = [k for k in kernels if k["kind"] in ("relayout transpose", "relayout rows")]
+        for arch in archs:
+            for dt in DTYPES:
+                for kind in ("relayout transpose", "relayout rows"):
+                    if not any(k["arch"] == arch and k["dtype"] == dt and k["kind"] == kind for k in fast):
+                        violations.append(f"{arch} {dt}: no '{kind}' kernel")
+        for k in fast:
+            text = ptx.get((k["arch"], k["symbol"]))
+            tag = f"{k['arch']} {k['dtype']} {k['kind']} [{k['symbol'][:60]}...]"
+            if text is None:
+                violations.append(f"{tag}: no PTX for it in the fatbin")
+            elif not re.search(r"ld\.global(\.nc)?\.v4\.", text) or not re.search(r"st\.global\.v4\.", text):
+                violations.append(f"{tag}: its PTX lacks 16-byte global loads or stores (ld.global.v4 / st.global.v4)")
+            elif k["kind"] == "relayout transpose" and ("ld.shared" not in text or "st.shared" not in text):
+                violations.append(f"{tag}: its PTX does not go through shared memory")
+        print(f"\nrelayout fast-path kernels: {len(fast)}")
     if args.check and args.require_archs:
         for a in args.require_archs.split(","):
             if a not in archs:
