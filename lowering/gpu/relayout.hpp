@@ -83,20 +83,22 @@ void relayout(gpu_backend& be, const DstView& dst, const SrcView& src) {
   if (total == 0) return;
   std::string why;
   const relayout_fast::plan p = gpu_relayout::plan_of(dst, src, why);
-  const int procs = be.processors();
-  if (p.k == relayout_fast::kind::rows) {
-    const long long blocks = (p.units + relayout_fast::block - 1) / relayout_fast::block, cap = 16LL * procs;
-    TG_LAUNCH((gpu_relayout::rows_kernel<T>), static_cast<unsigned>(blocks < cap ? blocks : cap), relayout_fast::block, 0, be.stream, p,
-              reinterpret_cast<const T*>(src.data), dst.data);
-    report_relayout_path("relayout rows: 16-byte words along the shared contiguous dimension");
-    return;
-  }
-  if (p.k == relayout_fast::kind::transpose) {
-    const long long cap = 8LL * procs;
-    TG_LAUNCH((gpu_relayout::transpose_kernel<T>), static_cast<unsigned>(p.units < cap ? p.units : cap), relayout_fast::block, 0, be.stream, p,
-              reinterpret_cast<const T*>(src.data), dst.data);
-    report_relayout_path("relayout transpose: shared-memory tiles, 16-byte words on both sides");
-    return;
+  if constexpr (std::is_same_v<T, std::remove_const_t<typename SrcView::value_type>>) {  // the fast paths copy bits
+    const int procs = be.processors();
+    if (p.k == relayout_fast::kind::rows) {
+      const long long blocks = (p.units + relayout_fast::block - 1) / relayout_fast::block, cap = 16LL * procs;
+      TG_LAUNCH((gpu_relayout::rows_kernel<T>), static_cast<unsigned>(blocks < cap ? blocks : cap), relayout_fast::block, 0, be.stream, p,
+                static_cast<const T*>(src.data), dst.data);
+      report_relayout_path("relayout rows: 16-byte words along the shared contiguous dimension");
+      return;
+    }
+    if (p.k == relayout_fast::kind::transpose) {
+      const long long cap = 8LL * procs;
+      TG_LAUNCH((gpu_relayout::transpose_kernel<T>), static_cast<unsigned>(p.units < cap ? p.units : cap), relayout_fast::block, 0, be.stream,
+                p, static_cast<const T*>(src.data), dst.data);
+      report_relayout_path("relayout transpose: shared-memory tiles, 16-byte words on both sides");
+      return;
+    }
   }
   TG_LAUNCH((gpu_relayout::generic_kernel<DstView, SrcView>), grid_for(total, 256), 256, 0, be.stream, dst, src, len, memory_order(dst.desc));
   report_relayout_path("relayout generic: a thread per element (" + why + ")");
