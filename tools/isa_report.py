@@ -73,8 +73,10 @@ def _first_tuple_arity(text, after):
 
 def unit_of(name_or_path):
     """The instance unit a kernel was compiled in (instances/<unit>_<dtype>.cpp, and the
-    .o / .s named after it): "conv_fwd" for the forward convolution's own units, else "ops"."""
-    return "conv_fwd" if Path(str(name_or_path).rstrip(":")).name.startswith("conv_fwd_") else "ops"
+    .o / .s named after it): "conv_fwd" for the forward convolution's own units, "relayout" for
+    relayout's, else "ops"."""
+    name = Path(str(name_or_path).rstrip(":")).name
+    return "conv_fwd" if name.startswith("conv_fwd_") else "relayout" if name.startswith("relayout") else "ops"
 
 
 def classify(d, unit="ops"):
@@ -162,7 +164,8 @@ EXPECTED_KERNELS = {"ops": [
     ("avgpool3d_bwd", "window gather", 1),
     ("groupnorm_bwd", "row sums", 1), ("groupnorm_bwd", "for_each", 2), ("groupnorm_bwd", "row affine", 1),
     ("groupnorm_fwd", "row sums", 1), ("groupnorm_fwd", "for_each", 3),
-], "conv_fwd": [("conv_fwd", "gemm", 3), ("conv_fwd", "split-K reduce", 3), ("conv_fwd", "fill", 3)]}
+], "conv_fwd": [("conv_fwd", "gemm", 3), ("conv_fwd", "split-K reduce", 3), ("conv_fwd", "fill", 3)],
+    "relayout": [("relayout", "relayout transpose", 1), ("relayout", "relayout rows", 1), ("relayout", "relayout generic", 1)]}
 
 
 def check_expected(kernels, where, units=tuple(EXPECTED_KERNELS)):

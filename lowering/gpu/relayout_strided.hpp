@@ -156,9 +156,13 @@ TG_HD inline void load_tile(const plan& p, const tile_at& at, const T* src, T* s
     if (d >= p.len[p.d_in] || s >= p.len[p.s_in]) continue;
     const word<T> x = *reinterpret_cast<const word<T>*>(src + at.so + d * p.ss[p.d_in] + s);
     const bool rotate = c >= 4;
-    TG_UNROLL for (int j = 0; j < G::V; ++j) {  // both choices constant indices: x stays in registers
-      const int k = rotate ? (j + G::R) % G::V : j;
-      smem[(c * G::V + k) * G::P + r] = rotate ? x.v[(j + G::R) % G::V] : x.v[j];
+    TG_UNROLL for (int j = 0; j < G::V; ++j) {
+      // A choice between two values, each read at a constant index: x stays in registers (a choice of
+      // lvalue, x.v[rotate ? .. : ..], becomes an indexed load, which clang places in scratch).
+      constexpr int R = G::R;
+      const int k0 = j, k1 = (j + R) % G::V;
+      const T a = x.v[k0], b = x.v[k1];
+      smem[(c * G::V + (rotate ? k1 : k0)) * G::P + r] = rotate ? b : a;
     }
   }
 }
