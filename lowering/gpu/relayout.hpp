@@ -56,16 +56,15 @@ relayout_fast::plan plan_of(const DstView& dst, const SrcView& src, std::string&
     why = "a view that is not plain strided";
     return {};
   } else {
-    index_t len[R > 0 ? R : 1], ss[R > 0 ? R : 1], ds[R > 0 ? R : 1];
-    const index_t so = src.desc.offset(multi_index<R>{}), dso = dst.desc.offset(multi_index<R>{});
-    for (int d = 0; d < R; ++d) {
-      multi_index<R> e{};
-      e[d] = 1;
-      len[d] = dst.desc.length(d);
-      ss[d] = src.desc.offset(e) - so, ds[d] = dst.desc.offset(e) - dso;
+    const auto s32 = gpu_fast::strides_of(src.desc), d32 = gpu_fast::strides_of(dst.desc);  // origin 0, offsets < 2^31
+    if (!s32.ok || !d32.ok) {
+      why = "an offset past 2^31 or an origin other than the pointer";
+      return {};
     }
-    const bool aligned = gpu_fast::aligned16(src.data + so) && gpu_fast::aligned16(dst.data + dso);
-    relayout_fast::plan p = relayout_fast::make_plan<R>(len, ss, ds, src.desc.element_space, dst.desc.element_space, aligned && so == 0 && dso == 0,
+    index_t len[R > 0 ? R : 1], ss[R > 0 ? R : 1], ds[R > 0 ? R : 1];
+    for (int d = 0; d < R; ++d) len[d] = dst.desc.length(d), ss[d] = s32.s[d], ds[d] = d32.s[d];
+    const bool aligned = gpu_fast::aligned16(src.data) && gpu_fast::aligned16(dst.data);
+    relayout_fast::plan p = relayout_fast::make_plan<R>(len, ss, ds, src.desc.element_space, dst.desc.element_space, aligned,
                                                          static_cast<int>(sizeof(TD)), why);
     return p;
   }
