@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../examples/common/harness.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -17,12 +19,6 @@ namespace {
 using tg::index_t;
 using tg::ops::relayout_problem;
 
-std::vector<index_t> strides_in(const std::vector<index_t>& len, const std::vector<int>& order) {
-  std::vector<index_t> s(len.size());
-  index_t m = 1;
-  for (int p = static_cast<int>(order.size()) - 1; p >= 0; --p) s[order[p]] = m, m *= len[order[p]];
-  return s;
-}
 
 relayout_problem random_problem(std::mt19937& rng) {
   relayout_problem p;
@@ -50,7 +46,7 @@ void check_random(std::uint32_t seed) {
     std::memset(static_cast<void*>(dst.data()), 0xff, n * sizeof(TD));  // NaN in every type: unwritten elements fail
     tg::host_backend be;
     tg::ops::relayout(be, p, src.data(), dst.data());
-    const auto ss = strides_in(p.lengths, p.src_order), ds = strides_in(p.lengths, p.dst_order);
+    const auto ss = tg::ex::physical_strides(p.lengths, p.src_order), ds = tg::ex::physical_strides(p.lengths, p.dst_order);
     const int r = static_cast<int>(p.lengths.size());
     std::vector<index_t> i(r, 0);
     for (std::size_t l = 0; l < n; ++l) {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../../examples/common/harness.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -21,13 +23,6 @@ namespace {
 namespace rf = tg::relayout_fast;
 using tg::index_t;
 
-// Strides of a packed tensor stored in `order` (order[0] slowest), as make_ordered_descriptor has them.
-std::vector<index_t> strides_in(const std::vector<index_t>& len, const std::vector<int>& order) {
-  std::vector<index_t> s(len.size());
-  index_t m = 1;
-  for (int p = static_cast<int>(order.size()) - 1; p >= 0; --p) s[order[p]] = m, m *= len[order[p]];
-  return s;
-}
 
 struct problem {
   std::vector<index_t> len;
@@ -36,7 +31,7 @@ struct problem {
 
 template <int R, class T>
 rf::plan plan_for(const problem& pr, std::string& why, bool aligned = true) {
-  const auto ss = strides_in(pr.len, pr.src_order), ds = strides_in(pr.len, pr.dst_order);
+  const auto ss = tg::ex::physical_strides(pr.len, pr.src_order), ds = tg::ex::physical_strides(pr.len, pr.dst_order);
   index_t n = 1;
   for (index_t l : pr.len) n *= l;
   return rf::make_plan<R>(pr.len.data(), ss.data(), ds.data(), n, n, aligned, static_cast<int>(sizeof(T)), why);
@@ -121,7 +116,7 @@ void check_random(std::mt19937& rng, int& fast) {
     std::memcpy(&e, &b, sizeof(T));
   }
   const auto dst = emulate(p, src, n);
-  const auto ss = strides_in(pr.len, pr.src_order), ds = strides_in(pr.len, pr.dst_order);
+  const auto ss = tg::ex::physical_strides(pr.len, pr.src_order), ds = tg::ex::physical_strides(pr.len, pr.dst_order);
   std::vector<index_t> i(R, 0);
   for (std::size_t l = 0; l < n; ++l) {
     index_t so = 0, dso = 0;
