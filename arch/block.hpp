@@ -11,6 +11,22 @@ __device__ inline bool block_all(bool p) { return __syncthreads_and(p); }
 // *p += v, atomically (split-K's atomic mode).
 __device__ inline void atomic_add(float* p, float v) { atomicAdd(p, v); }
 
+// This thread's earlier global writes made visible to the whole device before its later ones (a
+// split-K partial sum before the count that announces it; the count before reading the others').
+__device__ inline void device_fence() { __threadfence(); }
+
+// *p += 1, atomically; returns the old value.
+__device__ inline unsigned atomic_count(unsigned* p) { return atomicAdd(p, 1u); }
+
+// A 16-byte load from L2, past this multiprocessor's L1 (which other blocks' writes do not update).
+__device__ inline float4 load_l2(const float4* p) {
+#if defined(__HIP__)
+  return *p;
+#else
+  return __ldcg(p);
+#endif
+}
+
 // Stops the kernel with an error: an invariant the launch guarantees is broken (a misaligned shared
 // allocation, a kernel image run on the wrong target).
 [[noreturn]] __device__ inline void trap() {

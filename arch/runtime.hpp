@@ -88,6 +88,12 @@ inline void set_bytes(void* dst, int value, std::size_t bytes, stream_handle s) 
 }
 }  // namespace detail
 
+// Every byte of [dst, dst + bytes) set to zero, in stream order (the legacy stream where s is null),
+// without waiting: a kernel's counters zeroed before its launch.
+inline void zero_bytes_async(void* dst, std::size_t bytes, stream_handle s) {
+  if (bytes) TG_CHECK(TG_RT(MemsetAsync)(dst, 0, bytes, s));
+}
+
 // Number of usable devices; 0 (not an error) when the machine has no GPU or no driver, so callers
 // can fall back to the host backend.
 inline int device_count() {
@@ -181,6 +187,9 @@ inline void set_bytes(void*, int, std::size_t bytes, stream_handle) {
 }
 }  // namespace detail
 
+inline void zero_bytes_async(void*, std::size_t bytes, stream_handle) {
+  if (bytes) detail::no_runtime("zero_bytes_async");
+}
 inline int device_count() { return 0; }
 inline void set_device(int) { detail::no_runtime("set_device"); }
 inline int current_device() { detail::no_runtime("current_device"); }

@@ -31,7 +31,6 @@ struct class_plan {
   digits m, n, k;
   int groups = 1;
   long long c_off0 = 0, c_g = 0, c_m[nd] = {}, c_n[nd] = {};  // C's element offset per digit
-  long long ws_m[nd] = {}, ws_n[nd] = {}, M = 0, N = 0;       // merged (m, n) index
   bool c_vectors = false;           // 8 consecutive tile columns are 8 consecutive elements of C, 16-byte aligned
 };
 
@@ -115,16 +114,11 @@ class_plan plan_class(const Views& v) {
       return fail("A, B and C disagree on the digits of M, N or K");
     r.groups = da.count[0] == 1 ? static_cast<int>(da.length[0][0]) : 1;
     r.has_k = v.k() > 0;
-    r.M = v.m(), r.N = v.n();
-    // C: offsets and merged indices per digit.
+    // C: its element offset per digit.
     r.c_off0 = dc.off0;
     r.c_g = dc.count[0] == 1 ? dc.off[0][0] : 0;
     for (int p = 0; p < dc.count[1]; ++p) r.c_m[p] = dc.off[1][p];
     for (int p = 0; p < dc.count[2]; ++p) r.c_n[p] = dc.off[2][p];
-    for (int dim = 1; dim < 3; ++dim) {
-      long long mul = 1;
-      for (int p = dc.count[dim] - 1; p >= 0; --p) (dim == 1 ? r.ws_m : r.ws_n)[p] = mul, mul *= dc.length[dim][p];
-    }
     extents em, en, ek;
     auto any = [](const extents&) { return true; };
     const view_axes xa = axes_of(da), xb = axes_of(db);

@@ -1,5 +1,5 @@
-// The epilogue of a consumer warpgroup: its accumulators go straight from registers to C (or to the
-// fp32 split-K workspace when the reduction is split). Each thread holds, per m64 block, two rows and
+// The epilogue of a consumer warpgroup: its accumulators (a split tile's whole sum, split_reduce.hpp)
+// go straight from registers to C. Each thread holds, per m64 block, two rows and
 // pairs of adjacent columns (wgmma's accumulator layout): it works out its rows' C offsets from their
 // digits once (params.hpp), and where C's tile columns are contiguous (c_vectors) a pair is one
 // 4-byte store at the row's offset plus the column; rows and columns past the GEMM's edge are not
@@ -10,17 +10,15 @@
 #include "lowering/gpu/tma_gemm/smem.hpp"
 
 namespace tg::tma_gemm {
-// Local index i of a tile of `d`'s digits: the C offset part (coefs c) and the merged index part (ws),
-// false past the dimension's edge.
-__device__ inline bool local_digits(const digits& d, const int (&corner)[nd], int i, const long long (&c)[nd], const long long (&ws)[nd],
-                                    long long& off, long long& merged) {
+// Local index i of a tile of `d`'s digits: its part of C's offset (coefs c), false past the
+// dimension's edge.
+__device__ inline bool local_digits(const digits& d, const int (&corner)[nd], int i, const long long (&c)[nd], long long& off) {
   bool ok = true;
-  off = 0, merged = 0;
+  off = 0;
   TG_UNROLL for (int p = 0; p < nd; ++p) {
     const int v = corner[p] + ((i >> d.shift[p]) & (d.ext[p] - 1));
     ok = ok && v < d.len[p];
     off += c[p] * v;
-    merged += ws[p] * v;
   }
   return ok;
 }
@@ -42,22 +40,12 @@ __device__ inline void epilogue(const args& a, const gemm_class& c, const unit& 
   corner(c.m, w.tm, cm);
   corner(c.n, w.tn, cn);
   // This thread's rows: block b, half h -> tile row wg * BM/2 + 64 b + 16 warp + lane/4 + 8 h.
-  long long row_off[P::row_blocks][2], row_m[P::row_blocks][2];
+  long long row_off[P::row_blocks][2];
   bool row_ok[P::row_blocks][2];
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h) {
     const int r = wg * (P::BM / 2) + 64 * b + 16 * warp + lane / 4 + 8 * h;
-    row_ok[b][h] = local_digits(c.m, cm, r, c.c_m, c.ws_m, row_off[b][h], row_m[b][h]);
+    row_ok[b][h] = local_digits(c.m, cm, r, c.c_m, row_off[b][h]);
     row_off[b][h] += c.c_off0 + c.c_g * w.g;
-  }
-  if (a.splits > 1) {  // fp32 partial sums, [split][G][M][N]
-    float* ws = a.ws + (w.split * c.groups + w.g) * c.M * c.N;
-    TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int e = 0; e < 2; ++e) {
-      long long coff, n;
-      if (!local_digits(c.n, cn, 8 * j + 2 * quad + e, c.c_n, c.ws_n, coff, n)) continue;
-      TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h)
-        if (row_ok[b][h]) ws[row_m[b][h] * c.N + n] = acc[b][j][2 * h + e];
-    }
-    return;
   }
   E* out = static_cast<E*>(a.c);
   if (a.c_vectors) {  // one spanned column digit, contiguous in C: column i is col0 + i
@@ -78,8 +66,8 @@ __device__ inline void epilogue(const args& a, const gemm_class& c, const unit& 
     return;
   }
   TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int e = 0; e < 2; ++e) {
-    long long coff, n;
-    if (!local_digits(c.n, cn, 8 * j + 2 * quad + e, c.c_n, c.ws_n, coff, n)) continue;
+    long long coff;
+    if (!local_digits(c.n, cn, 8 * j + 2 * quad + e, c.c_n, coff)) continue;
     TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h)
       if (row_ok[b][h]) out[row_off[b][h] + coff] = arch::cvt_from_float<E>(a.alpha * acc[b][j][2 * h + e]);
   }

@@ -3,13 +3,14 @@
 // registers to the consumers); warpgroups 1 and 2 are the consumers (wgmma from the swizzled stages,
 // fp32 accumulators in registers, then the epilogue). Each block walks work units blockIdx.x,
 // blockIdx.x + gridDim.x, ...; the ring runs on across units, so the producer fetches the next tile
-// while the consumers store this one.
+// while the consumers store this one. A split tile's last unit adds the splits' partials first.
 #pragma once
 #include "arch/block.hpp"
 #include "arch/warpgroup_regs_nvidia.hpp"
 #include "lowering/gpu/tma_gemm/consumer.hpp"
 #include "lowering/gpu/tma_gemm/epilogue.hpp"
 #include "lowering/gpu/tma_gemm/producer.hpp"
+#include "lowering/gpu/tma_gemm/split_reduce.hpp"
 
 namespace tg::tma_gemm {
 template <class E, class P, bool AMn, bool BMn>
@@ -40,6 +41,7 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
       const work k = work_of(a, u);
       float acc[P::row_blocks][P::BN / 8][4];
       consume_tile<E, P, AMn, BMn>(s, r, k.kb, k.ke, wg - 1, acc, a.release_early);
+      if (a.splits > 1 && !reduce_split<P>(a, k.w, tile_of(*k.c, k.w), acc, threadIdx.x - 128, s.last_split())) continue;
       epilogue<E, P>(a, *k.c, k.w, acc, wg - 1);
     }
   }

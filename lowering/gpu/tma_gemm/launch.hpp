@@ -1,6 +1,6 @@
 // Launching the TMA GEMM: plan each GEMM of the batch (class_plan.hpp), encode its tensor maps, choose
-// split-K for single GEMMs whose tiles cannot fill the GPU, and launch one persistent grid (then the
-// deterministic split-K reduction). Returns false, with the reason, where the batch cannot take this
+// split-K for single GEMMs whose tiles cannot fill the GPU (reduced in the kernel, in a fixed order:
+// split_reduce.hpp), and launch one persistent grid. Returns false, with the reason, where the batch cannot take this
 // pipeline (not sm_90a, fp32, views that are not boxes, ...); the caller then runs the cp.async one.
 #pragma once
 #include <cstdlib>
@@ -48,15 +48,10 @@ inline bool tma_aligned(const arch::tma_box& b, const void* data) {
   return true;
 }
 
-template <class E, class P, bool AMn, bool BMn, class Batch>
-void launch_as(gpu_backend& be, const Batch& batch, gemm_epilogue ep, args& a, float* ws) {
+template <class E, class P, bool AMn, bool BMn>
+void launch_as(gpu_backend& be, const args& a) {
   const unsigned grid = static_cast<unsigned>(a.units < be.processors() ? a.units : be.processors());
   TG_LAUNCH((tma_gemm_kernel<E, P, AMn, BMn>), grid, P::threads, P::smem_bytes, be.stream, a);
-  if (a.splits > 1) {
-    const auto v0 = batch.views(0);
-    TG_LAUNCH((gpu_gemm::splitk_reduce_kernel<Batch>), grid_for(v0.groups() * v0.m() * v0.n(), 256), 256, 0, be.stream, batch, ep, ws, a.splits,
-              memory_order(v0.c.desc));
-  }
 }
 
 // Plans every GEMM of the batch for tile P (plan_cache.hpp: planned once per shape), then the checks
@@ -112,8 +107,8 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
       set_operand(c.a, p.a, v.a.data, te);
       set_operand(c.b, p.b, v.b.data, te);
     }
-    c.c_off0 = p.c_off0, c.c_g = p.c_g, c.M = p.M, c.N = p.N;
-    for (int q = 0; q < nd; ++q) c.c_m[q] = p.c_m[q], c.c_n[q] = p.c_n[q], c.ws_m[q] = p.ws_m[q], c.ws_n[q] = p.ws_n[q];
+    c.c_off0 = p.c_off0, c.c_g = p.c_g;
+    for (int q = 0; q < nd; ++q) c.c_m[q] = p.c_m[q], c.c_n[q] = p.c_n[q];
     c.units = static_cast<long long>(p.groups) * a.splits * p.m.count * p.n.count;
     a.units += c.units;
     a.c_vectors = a.c_vectors && c_columns_vector<E>(p, v.c.data);
@@ -122,12 +117,14 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
         " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units, split-K " +
         std::to_string(a.splits) + (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;
-  float* ws = nullptr;
-  if (a.splits > 1) {
-    ws = be.template scratch<float>(static_cast<index_t>(a.splits) * v0.groups() * v0.m() * v0.n()).data();
-    a.ws = ws;
+  if (a.splits > 1) {  // one request (the arena may hand out a second one's memory again): partials, then counters
+    const index_t tiles = static_cast<index_t>(plans[0].groups) * plans[0].m.count * plans[0].n.count;
+    const index_t floats = tiles * a.splits * split_tile_floats<P>();
+    a.ws = be.template scratch<float>(floats + tiles).data();
+    a.tile_done = reinterpret_cast<unsigned*>(a.ws + floats);
+    arch::zero_bytes_async(a.tile_done, static_cast<std::size_t>(tiles) * sizeof(unsigned), be.stream);
   }
-  launch_as<E, P, AMn, BMn>(be, batch, ep, a, ws);
+  launch_as<E, P, AMn, BMn>(be, a);
   return true;
 }
 

@@ -25,9 +25,8 @@ struct gemm_class {
   long long unit0 = 0;           // the class's first work unit
   long long units = 0;
   bool has_k = false;            // a class with no reduction (tapless col2im class) writes zeros
-  // C: element offset of (g, m digits, n digits), and the merged (m, n) index for split-K workspaces.
+  // C: element offset of (g, m digits, n digits).
   long long c_off0 = 0, c_g = 0, c_m[nd] = {}, c_n[nd] = {};
-  long long ws_m[nd] = {}, ws_n[nd] = {}, M = 0, N = 0;
 };
 
 struct args {
@@ -37,14 +36,16 @@ struct args {
   int splits = 1;                // split-K chunks of single GEMMs (classes == 1)
   long long k_chunk = 0;         // k-tiles per chunk
   void* c = nullptr;
-  float* ws = nullptr;           // [split][G][M][N] fp32 partial sums when splits > 1
+  float* ws = nullptr;           // when splits > 1: [tile][split] partial sums (split_reduce.hpp)
+  unsigned* tile_done = nullptr; // when splits > 1: per tile, the splits finished (zero at launch)
   float alpha = 1.0f;
   bool c_vectors = false;        // C's columns are contiguous and aligned: paired stores
   bool release_early = false;    // consumers wait for each k-tile's batch and free its stage at once
 };
 
-// A work unit: one (class, group, split, M tile, N tile), N tiles fastest so that neighbouring blocks
-// share their A tile in L2.
+// A work unit: one (class, group, M tile, N tile, split): a tile's splits side by side (they finish
+// together, and the last adds the others' partials while they are in L2), then N tiles, so that
+// neighbouring blocks share their A tile in L2.
 struct unit {
   int cls;
   long long g, split, tm, tn;
@@ -55,9 +56,9 @@ TG_HD inline unit locate(const args& a, long long u) {
   const gemm_class& k = a.cls[c];
   long long l = u - k.unit0;
   unit r{c, 0, 0, 0, 0};
+  r.split = l % a.splits, l /= a.splits;
   r.tn = l % k.n.count, l /= k.n.count;
-  r.tm = l % k.m.count, l /= k.m.count;
-  r.split = l % a.splits, r.g = l / a.splits;
+  r.tm = l % k.m.count, r.g = l / k.m.count;
   return r;
 }
 
@@ -74,6 +75,9 @@ TG_HD inline work work_of(const args& a, long long u) {
   k_range(a, *r.c, r.w.split, r.kb, r.ke);
   return r;
 }
+
+// The tile a unit works on, counted within its class: (group, M tile, N tile).
+TG_HD inline long long tile_of(const gemm_class& k, const unit& w) { return (w.g * k.m.count + w.tm) * k.n.count + w.tn; }
 
 // The corner digits of tile t.
 TG_HD inline void corner(const digits& d, long long t, int (&out)[nd]) {

@@ -27,7 +27,7 @@ struct tile {
   static constexpr int stage_bytes = a_bytes + b_bytes;
   static constexpr int smem_limit = 227 * 1024;  // sm_90's per-block opt-in maximum
   static constexpr int stages = (smem_limit - 1024 - 256) / stage_bytes > 8 ? 8 : (smem_limit - 1024 - 256) / stage_bytes;
-  static constexpr int barrier_bytes = 2 * stages * 8;
+  static constexpr int barrier_bytes = 2 * stages * 8 + 8;  // full/empty pairs, the split-K word
   static constexpr int smem_bytes = 1024 /* alignment slack */ + stages * stage_bytes + barrier_bytes;
   static_assert(row_blocks >= 1 && stages >= 3, "tile shape");
 };

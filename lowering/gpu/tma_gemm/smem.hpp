@@ -1,5 +1,5 @@
 // The TMA GEMM's shared memory: the stage ring (A and B tiles, each 1024-byte aligned for the 128-byte
-// swizzle) and its full/empty barrier pairs.
+// swizzle), its full/empty barrier pairs and a word for the split-K handshake.
 #pragma once
 #include <cstdint>
 #include "lowering/gpu/tma_gemm/plan.hpp"
@@ -14,6 +14,8 @@ struct smem {
   __device__ E* b(int stage) const { return reinterpret_cast<E*>(base + stage * P::stage_bytes + P::a_bytes); }
   __device__ std::uint64_t* full(int stage) const { return reinterpret_cast<std::uint64_t*>(base + P::stages * P::stage_bytes) + stage; }
   __device__ std::uint64_t* empty(int stage) const { return full(P::stages) + stage; }
+  // One word the consumers share: whether their unit is a split tile's last (split_reduce.hpp).
+  __device__ unsigned* last_split() const { return reinterpret_cast<unsigned*>(empty(P::stages)); }
 };
 
 // A position in the stage ring and the parity of its current phase.

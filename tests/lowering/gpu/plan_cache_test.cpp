@@ -18,7 +18,7 @@ namespace tm = tg::tma_gemm;
 
 // Every number of a plan, in one list (the plan's reason strings aside).
 std::vector<long long> numbers(const tm::class_plan& p) {
-  std::vector<long long> v{p.ok, p.a_mn, p.b_mn, p.has_k, p.groups, p.c_off0, p.c_g, p.M, p.N, p.c_vectors};
+  std::vector<long long> v{p.ok, p.a_mn, p.b_mn, p.has_k, p.groups, p.c_off0, p.c_g, p.c_vectors};
   for (const auto* o : {&p.a, &p.b}) {
     v.insert(v.end(), {o->ok, o->mn_major, o->boxes, o->box.rank, o->box.base, o->n_order});
     for (int a = 0; a < tg::arch::tma_box::max_rank; ++a)
@@ -32,7 +32,7 @@ std::vector<long long> numbers(const tm::class_plan& p) {
     v.push_back(d->count);
     for (int q = 0; q < tm::nd; ++q) v.insert(v.end(), {d->len[q], d->ext[q], d->tiles[q], d->shift[q]});
   }
-  for (int q = 0; q < tm::nd; ++q) v.insert(v.end(), {p.c_m[q], p.c_n[q], p.ws_m[q], p.ws_n[q]});
+  for (int q = 0; q < tm::nd; ++q) v.insert(v.end(), {p.c_m[q], p.c_n[q]});
   return v;
 }
 
