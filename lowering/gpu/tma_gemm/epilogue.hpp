@@ -33,43 +33,63 @@ __device__ inline void store_pair(E* p, float x, float y, bool both) {
   }
 }
 
+// Where one consumer thread's accumulator pieces go in C: its rows' offsets worked out once per unit,
+// then piece (b, j) (rows 64 b + lane/4 + 8 h of its warp's 16, columns 8 j + 2 quad + e) stored by
+// piece(). t: the thread's index in its warpgroup, wg: the warpgroup's among the consumers.
 template <class E, class P>
-__device__ inline void epilogue(const args& a, const gemm_class& c, const unit& w, const float (&acc)[P::row_blocks][P::BN / 8][4], int wg) {
-  const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32, quad = lane % 4;
-  int cm[nd], cn[nd];
-  corner(c.m, w.tm, cm);
-  corner(c.n, w.tn, cn);
-  // This thread's rows: block b, half h -> tile row wg * BM/2 + 64 b + 16 warp + lane/4 + 8 h.
+struct c_writer {
+  E* out;
+  float alpha;
+  bool vectors;
+  int quad, left = 0;        // left: columns of this tile inside N (vectors)
+  long long col0 = 0;        // C's offset of the tile's first column (vectors)
+  int cn[nd];
+  const gemm_class& c;
   long long row_off[P::row_blocks][2];
   bool row_ok[P::row_blocks][2];
-  TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h) {
-    const int r = wg * (P::BM / 2) + 64 * b + 16 * warp + lane / 4 + 8 * h;
-    row_ok[b][h] = local_digits(c.m, cm, r, c.c_m, row_off[b][h]);
-    row_off[b][h] += c.c_off0 + c.c_g * w.g;
-  }
-  E* out = static_cast<E*>(a.c);
-  if (a.c_vectors) {  // one spanned column digit, contiguous in C: column i is col0 + i
-    long long col0 = 0;
-    int fast = 0;
-    TG_UNROLL for (int p = 0; p < nd; ++p) {
-      col0 += c.c_n[p] * cn[p];
-      if (c.n.ext[p] > 1) fast = p;
+
+  __device__ c_writer(const args& a, const gemm_class& cls, const unit& w, int wg, int t)
+      : out(static_cast<E*>(a.c)), alpha(a.alpha), vectors(a.c_vectors), quad(t % 32 % 4), c(cls) {
+    const int warp = t / 32, lane = t % 32;
+    int cm[nd];
+    corner(c.m, w.tm, cm);
+    corner(c.n, w.tn, cn);
+    // Block b, half h -> tile row wg * BM/2 + 64 b + 16 warp + lane/4 + 8 h.
+    TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h) {
+      const int r = wg * (P::BM / 2) + 64 * b + 16 * warp + lane / 4 + 8 * h;
+      row_ok[b][h] = local_digits(c.m, cm, r, c.c_m, row_off[b][h]);
+      row_off[b][h] += c.c_off0 + c.c_g * w.g;
     }
-    int left = 0;  // columns of this tile inside N
-    TG_UNROLL for (int p = 0; p < nd; ++p) if (p == fast) left = c.n.len[p] - cn[p];
-    TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) {
+    if (vectors) {  // one spanned column digit, contiguous in C: column i is col0 + i
+      int fast = 0;
+      TG_UNROLL for (int p = 0; p < nd; ++p) {
+        col0 += c.c_n[p] * cn[p];
+        if (c.n.ext[p] > 1) fast = p;
+      }
+      TG_UNROLL for (int p = 0; p < nd; ++p) if (p == fast) left = c.n.len[p] - cn[p];
+    }
+  }
+
+  __device__ void piece(int b, int j, const float (&v)[4]) const {
+    if (vectors) {
       const int col = 8 * j + 2 * quad;
-      if (col >= left) continue;
-      TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h)
-        if (row_ok[b][h]) store_pair(out + row_off[b][h] + col0 + col, a.alpha * acc[b][j][2 * h], a.alpha * acc[b][j][2 * h + 1], col + 1 < left);
+      if (col >= left) return;
+      TG_UNROLL for (int h = 0; h < 2; ++h)
+        if (row_ok[b][h]) store_pair(out + row_off[b][h] + col0 + col, alpha * v[2 * h], alpha * v[2 * h + 1], col + 1 < left);
+      return;
     }
-    return;
+    TG_UNROLL for (int e = 0; e < 2; ++e) {
+      long long coff;
+      if (!local_digits(c.n, cn, 8 * j + 2 * quad + e, c.c_n, coff)) continue;
+      TG_UNROLL for (int h = 0; h < 2; ++h)
+        if (row_ok[b][h]) out[row_off[b][h] + coff] = arch::cvt_from_float<E>(alpha * v[2 * h + e]);
+    }
   }
-  TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int e = 0; e < 2; ++e) {
-    long long coff;
-    if (!local_digits(c.n, cn, 8 * j + 2 * quad + e, c.c_n, coff)) continue;
-    TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h)
-      if (row_ok[b][h]) out[row_off[b][h] + coff] = arch::cvt_from_float<E>(a.alpha * acc[b][j][2 * h + e]);
-  }
+};
+
+template <class E, class P>
+__device__ inline void epilogue(const args& a, const gemm_class& c, const unit& w, const float (&acc)[P::row_blocks][P::BN / 8][4], int wg) {
+  const c_writer<E, P> out(a, c, w, wg, threadIdx.x % 128);
+  TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) out.piece(b, j, acc[b][j]);
 }
 }  // namespace tg::tma_gemm

@@ -49,9 +49,14 @@ inline bool tma_aligned(const arch::tma_box& b, const void* data) {
 }
 
 template <class E, class P, bool AMn, bool BMn>
-void launch_as(gpu_backend& be, const args& a) {
+void launch_as(gpu_backend& be, const args& a, long long tiles) {
   const unsigned grid = static_cast<unsigned>(a.units < be.processors() ? a.units : be.processors());
   TG_LAUNCH((tma_gemm_kernel<E, P, AMn, BMn>), grid, P::threads, P::smem_bytes, be.stream, a);
+  if (a.splits > 1 && !a.fused_split) {  // the tile's pieces shared by blocks enough for two waves
+    const long long want = ceil_div(2LL * be.processors(), tiles);
+    const dim3 g(static_cast<unsigned>(tiles), static_cast<unsigned>(want < split_pieces<P>() ? want : split_pieces<P>()));
+    TG_LAUNCH((split_sum_kernel<E, P>), g, 128 * P::consumers, 0, be.stream, a);
+  }
 }
 
 // Plans every GEMM of the batch for tile P (plan_cache.hpp: planned once per shape), then the checks
@@ -115,16 +120,18 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   }
   why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + ", " + std::to_string(P::stages) +
         " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units, split-K " +
-        std::to_string(a.splits) + (a.release_early ? ", early release" : "");
+        std::to_string(a.splits) + (a.splits > 1 ? a.splits <= sm90_schedule().fused_split_max ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
+        (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;
+  const index_t tiles = static_cast<index_t>(plans[0].groups) * plans[0].m.count * plans[0].n.count;
   if (a.splits > 1) {  // one request (the arena may hand out a second one's memory again): partials, then counters
-    const index_t tiles = static_cast<index_t>(plans[0].groups) * plans[0].m.count * plans[0].n.count;
+    a.fused_split = a.splits <= sm90_schedule().fused_split_max;
     const index_t floats = tiles * a.splits * split_tile_floats<P>();
     a.ws = be.template scratch<float>(floats + tiles).data();
     a.tile_done = reinterpret_cast<unsigned*>(a.ws + floats);
     arch::zero_bytes_async(a.tile_done, static_cast<std::size_t>(tiles) * sizeof(unsigned), be.stream);
   }
-  launch_as<E, P, AMn, BMn>(be, a);
+  launch_as<E, P, AMn, BMn>(be, a, tiles);
   return true;
 }
 

@@ -38,6 +38,7 @@ struct args {
   void* c = nullptr;
   float* ws = nullptr;           // when splits > 1: [tile][split] partial sums (split_reduce.hpp)
   unsigned* tile_done = nullptr; // when splits > 1: per tile, the splits finished (zero at launch)
+  bool fused_split = false;      // the last split of a tile adds the partials (else split_sum_kernel)
   float alpha = 1.0f;
   bool c_vectors = false;        // C's columns are contiguous and aligned: paired stores
   bool release_early = false;    // consumers wait for each k-tile's batch and free its stage at once
