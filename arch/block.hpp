@@ -27,6 +27,24 @@ __device__ inline float4 load_l2(const float4* p) {
 #endif
 }
 
+// The warp's lanes wait for each other (their shared-memory writes then visible to each other).
+__device__ inline void warp_sync() {
+#if defined(__HIP__)
+  __builtin_amdgcn_wave_barrier();
+#else
+  __syncwarp();
+#endif
+}
+
+// Lane `src`'s value of v; every lane of the warp takes part.
+__device__ inline long long warp_shuffle(long long v, int src) {
+#if defined(__HIP__)
+  return __shfl(v, src);
+#else
+  return __shfl_sync(0xffffffffu, v, src);
+#endif
+}
+
 // Stops the kernel with an error: an invariant the launch guarantees is broken (a misaligned shared
 // allocation, a kernel image run on the wrong target).
 [[noreturn]] __device__ inline void trap() {

@@ -1,10 +1,12 @@
 // The epilogue of a consumer warpgroup: its accumulators (a split tile's whole sum, split_reduce.hpp)
-// go straight from registers to C. Each thread holds, per m64 block, two rows and
-// pairs of adjacent columns (wgmma's accumulator layout): it works out its rows' C offsets from their
-// digits once (params.hpp), and where C's tile columns are contiguous (c_vectors) a pair is one
-// 4-byte store at the row's offset plus the column; rows and columns past the GEMM's edge are not
-// written. No shared memory: the stage ring keeps all of it, and the next tile's copies run meanwhile.
+// go to C. Each thread holds, per m64 block, two rows and pairs of adjacent columns (wgmma's
+// accumulator layout); it works out its rows' C offsets from their digits once (params.hpp). Where
+// C's tile columns are contiguous (c_vectors) each warp passes its rows through 16 rows of shared
+// memory of its own (a 16-byte run of a row per lane: whole lines of C per store); else each element
+// is stored from registers at its row's offset plus its column's. Rows and columns past the GEMM's
+// edge are not written. The stage ring is not touched: the next tile's copies run meanwhile.
 #pragma once
+#include "arch/block.hpp"
 #include "arch/convert.hpp"
 #include "lowering/gpu/tma_gemm/params.hpp"
 #include "lowering/gpu/tma_gemm/smem.hpp"
@@ -85,11 +87,51 @@ struct c_writer {
         if (row_ok[b][h]) out[row_off[b][h] + coff] = arch::cvt_from_float<E>(alpha * v[2 * h + e]);
     }
   }
+
+
+  // Block b of the warp's rows (16 rows x BN columns, where C's columns are contiguous) through the
+  // warp's staging rows in shared memory: the pairs in, then 16-byte runs of a row out, so that 8
+  // lanes write a whole 128-byte line of C instead of 4 bytes of each of 8 rows per store. The
+  // staging rows' 16-byte chunks are XOR-swizzled by row: the pairs' writes and the runs' reads are
+  // both free of bank conflicts.
+  __device__ void block_staged(int b, const float (&v)[P::BN / 8][4], unsigned char* rows) const {
+    constexpr int chunks = P::BN / 8, row_bytes = P::BN * 2;
+    struct alignas(4) two { E x, y; };
+    const int lane = threadIdx.x % 32;
+    TG_UNROLL for (int j = 0; j < chunks; ++j) TG_UNROLL for (int h = 0; h < 2; ++h) {
+      const int r = lane / 4 + 8 * h;
+      *reinterpret_cast<two*>(rows + r * row_bytes + (j ^ (r & 7)) * 16 + 4 * quad) =
+          two{arch::cvt_from_float<E>(alpha * v[j][2 * h]), arch::cvt_from_float<E>(alpha * v[j][2 * h + 1])};
+    }
+    arch::warp_sync();
+    TG_UNROLL for (int i = 0; i < chunks / 2; ++i) {  // 16 x chunks runs, 32 lanes
+      const int l = i * 32 + lane, r = l / chunks, ch = l % chunks, col = 8 * ch;
+      // Row r's offset and bound from the lane that holds it (wgmma's layout: lane 4 (r % 8), half r / 8).
+      const long long off0 = arch::warp_shuffle(row_ok[b][0] ? row_off[b][0] : -1, (r % 8) * 4);
+      const long long off1 = arch::warp_shuffle(row_ok[b][1] ? row_off[b][1] : -1, (r % 8) * 4);
+      const long long off = r < 8 ? off0 : off1;
+      if (off < 0 || col >= left) continue;
+      const unsigned char* run = rows + r * row_bytes + (ch ^ (r & 7)) * 16;
+      E* const p = out + off + col0 + col;
+      if (col + 8 <= left) {
+        *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(run);
+      } else {
+        for (int e = 0; e < left - col; ++e) p[e] = reinterpret_cast<const E*>(run)[e];
+      }
+    }
+    arch::warp_sync();  // the rows read before the next block's pairs overwrite them
+  }
 };
 
+// rows: the warp's staging rows of C (shared memory), used where C's tile columns are contiguous.
 template <class E, class P>
-__device__ inline void epilogue(const args& a, const gemm_class& c, const unit& w, const float (&acc)[P::row_blocks][P::BN / 8][4], int wg) {
+__device__ inline void epilogue(const args& a, const gemm_class& c, const unit& w, const float (&acc)[P::row_blocks][P::BN / 8][4], int wg,
+                                unsigned char* rows) {
   const c_writer<E, P> out(a, c, w, wg, threadIdx.x % 128);
+  if (out.vectors) {
+    TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) out.block_staged(b, acc[b], rows);
+    return;
+  }
   TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) out.piece(b, j, acc[b][j]);
 }
 }  // namespace tg::tma_gemm

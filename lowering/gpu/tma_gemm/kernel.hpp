@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
       float acc[P::row_blocks][P::BN / 8][4];
       consume_tile<E, P, AMn, BMn>(s, r, k.kb, k.ke, wg - 1, acc, a.release_early);
       if (a.splits > 1 && !reduce_split<P>(a, k.w, tile_of(*k.c, k.w), acc, threadIdx.x - 128, s.last_split())) continue;
-      epilogue<E, P>(a, *k.c, k.w, acc, wg - 1);
+      epilogue<E, P>(a, *k.c, k.w, acc, wg - 1, s.c_rows((threadIdx.x - 128) / 32));
     }
   }
 #elif defined(__CUDA_ARCH__)

@@ -54,7 +54,7 @@ void launch_as(gpu_backend& be, const args& a, long long tiles) {
   TG_LAUNCH((tma_gemm_kernel<E, P, AMn, BMn>), grid, P::threads, P::smem_bytes, be.stream, a);
   if (a.splits > 1 && !a.fused_split) {  // the tile's pieces shared by blocks enough for two waves
     const long long want = ceil_div(2LL * be.processors(), tiles);
-    const dim3 g(static_cast<unsigned>(tiles), static_cast<unsigned>(want < split_pieces<P>() ? want : split_pieces<P>()));
+    const dim3 g(static_cast<unsigned>(tiles), static_cast<unsigned>(want < P::BN / 8 ? want : P::BN / 8));
     TG_LAUNCH((split_sum_kernel<E, P>), g, 128 * P::consumers, 0, be.stream, a);
   }
 }

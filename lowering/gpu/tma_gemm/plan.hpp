@@ -26,9 +26,12 @@ struct tile {
   static constexpr int a_bytes = BM * BK * 2, b_bytes = BN * BK * 2;
   static constexpr int stage_bytes = a_bytes + b_bytes;
   static constexpr int smem_limit = 227 * 1024;  // sm_90's per-block opt-in maximum
-  static constexpr int stages = (smem_limit - 1024 - 256) / stage_bytes > 8 ? 8 : (smem_limit - 1024 - 256) / stage_bytes;
+  static constexpr int epi_warp_bytes = 16 * BN * 2;           // a consumer warp's 16 rows of C (the epilogue's staging)
+  static constexpr int epi_bytes = 4 * consumers * epi_warp_bytes;
+  static constexpr int ring_room = smem_limit - 1024 - 256 - epi_bytes;
+  static constexpr int stages = ring_room / stage_bytes > 8 ? 8 : ring_room / stage_bytes;
   static constexpr int barrier_bytes = 2 * stages * 8 + 8;  // full/empty pairs, the split-K word
-  static constexpr int smem_bytes = 1024 /* alignment slack */ + stages * stage_bytes + barrier_bytes;
+  static constexpr int smem_bytes = 1024 /* alignment slack */ + stages * stage_bytes + epi_bytes + barrier_bytes;
   static_assert(row_blocks >= 1 && stages >= 3, "tile shape");
 };
 

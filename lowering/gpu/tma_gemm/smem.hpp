@@ -1,5 +1,6 @@
 // The TMA GEMM's shared memory: the stage ring (A and B tiles, each 1024-byte aligned for the 128-byte
-// swizzle), its full/empty barrier pairs and a word for the split-K handshake.
+// swizzle), the consumer warps' staging rows of C, the full/empty barrier pairs and a word for the
+// split-K handshake.
 #pragma once
 #include <cstdint>
 #include "lowering/gpu/tma_gemm/plan.hpp"
@@ -12,7 +13,11 @@ struct smem {
       : base(reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) / 1024 * 1024)) {}
   __device__ E* a(int stage) const { return reinterpret_cast<E*>(base + stage * P::stage_bytes); }
   __device__ E* b(int stage) const { return reinterpret_cast<E*>(base + stage * P::stage_bytes + P::a_bytes); }
-  __device__ std::uint64_t* full(int stage) const { return reinterpret_cast<std::uint64_t*>(base + P::stages * P::stage_bytes) + stage; }
+  // Consumer warp w's staging rows of C (epilogue.hpp), after the ring.
+  __device__ unsigned char* c_rows(int w) const { return base + P::stages * P::stage_bytes + w * P::epi_warp_bytes; }
+  __device__ std::uint64_t* full(int stage) const {
+    return reinterpret_cast<std::uint64_t*>(base + P::stages * P::stage_bytes + P::epi_bytes) + stage;
+  }
   __device__ std::uint64_t* empty(int stage) const { return full(P::stages) + stage; }
   // One word the consumers share: whether their unit is a split tile's last (split_reduce.hpp).
   __device__ unsigned* last_split() const { return reinterpret_cast<unsigned*>(empty(P::stages)); }

@@ -61,8 +61,8 @@ __device__ inline bool reduce_split(const args& a, const unit& w, long long tile
 #endif
 
 // Many splits: block (tile, r) of 128 x consumers threads (thread ct in the role of consumer thread
-// ct) adds pieces r, r + gridDim.y, ... of the tile's partials and stores them through the epilogue's
-// c_writer. Launched after the GEMM kernel (launch.hpp), for a single GEMM (class 0).
+// ct) adds the tile's pieces of columns r, r + gridDim.y, ... (in 8s) and stores them through the
+// epilogue's c_writer. Launched after the GEMM kernel (launch.hpp), for a single GEMM (class 0).
 template <class E, class P>
 __global__ void __launch_bounds__(128 * P::consumers) split_sum_kernel(const __grid_constant__ args a) {
 #if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
@@ -73,7 +73,8 @@ __global__ void __launch_bounds__(128 * P::consumers) split_sum_kernel(const __g
   const unit w = locate(a, tile * a.splits);  // the tile's first split
   const c_writer<E, P> out(a, c, w, ct / 128, ct % 128);
   const float4* const ws = reinterpret_cast<const float4*>(a.ws);
-  for (int q = blockIdx.y; q < split_pieces<P>(); q += gridDim.y) {
+  TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) for (int j = blockIdx.y; j < J; j += gridDim.y) {
+    const int q = b * J + j;
     float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     int s = 0;
     for (; s + 4 <= a.splits; s += 4) {  // four loads in flight, added in split order
@@ -85,7 +86,7 @@ __global__ void __launch_bounds__(128 * P::consumers) split_sum_kernel(const __g
       const float4 x = ws[split_piece_at<P>(a, tile, s, q, ct)];
       v[0] += x.x, v[1] += x.y, v[2] += x.z, v[3] += x.w;
     }
-    out.piece(q / J, q % J, v);
+    out.piece(b, j, v);
   }
 #elif defined(__CUDA_ARCH__)
   arch::trap();
