@@ -5,6 +5,7 @@
 // cannot be boxes; the launch then keeps the cp.async pipeline.
 #pragma once
 #include <string>
+#include <utility>
 #include "lowering/gemm.hpp"
 #include "lowering/gpu/boxes.hpp"
 
@@ -25,6 +26,7 @@ struct digits {
 struct class_plan {
   bool ok = false;
   std::string why;
+  bool transposed = false;          // planned as C^T = B^T A^T: A's boxes from the view's B, rows are N
   bool a_mn = false, b_mn = false;  // operand orientation in shared memory
   bool has_k = false;               // K > 0 (a tapless col2im class has none: it writes zeros)
   boxes::operand_boxes a, b;
@@ -75,6 +77,17 @@ inline boxes::extents only(int p, int e) {
   x.e[p] = e;
   return x;
 }
+
+// C's digits with its rows and columns exchanged (C^T).
+inline boxes::view_digits transposed(boxes::view_digits d) {
+  std::swap(d.count[1], d.count[2]);
+  for (int p = 0; p < boxes::max_digits; ++p) {
+    std::swap(d.length[1][p], d.length[2][p]);
+    std::swap(d.off[1][p], d.off[2][p]);
+    for (int i = 0; i < boxes::max_guards; ++i) std::swap(d.guard[1][p][i], d.guard[2][p][i]);
+  }
+  return d;
+}
 }  // namespace detail
 
 // The shared-memory orientation of A and B (a_mn * 2 + b_mn: whether each one's contiguous digit is a
@@ -94,8 +107,10 @@ int orientation_of(const Views& v) {
   }
 }
 
-// Plans views v of one GEMM for tiles BM x BN x BK (BK = boxes::swizzle_elems).
-template <int BM, int BN, class Views>
+// Plans views v of one GEMM for tiles BM x BN x BK (BK = boxes::swizzle_elems). Transposed: the plan
+// of C^T = B^T A^T (tile rows over the view's N, A's boxes from its B), for GEMMs whose M would fill
+// a fraction of BM rows while N fills many (backward weight with 64 output channels).
+template <int BM, int BN, bool Transposed = false, class Views>
 class_plan plan_class(const Views& v) {
   using namespace boxes;
   using VA = decltype(v.a);
@@ -108,7 +123,11 @@ class_plan plan_class(const Views& v) {
   } else if constexpr (affine_split<VC>::n_guards != 0) {
     return fail("C has padding");
   } else {
-    const view_digits da = digits_of(v.a), db = digits_of(v.b), dc = digits_of(v.c);
+    const view_digits dva = digits_of(v.a), dvb = digits_of(v.b);
+    const view_digits& da = Transposed ? dvb : dva;
+    const view_digits& db = Transposed ? dva : dvb;
+    const view_digits dc = Transposed ? detail::transposed(digits_of(v.c)) : digits_of(v.c);
+    r.transposed = Transposed;
     if (da.count[0] > 1 || !detail::same_digits(da, 0, db, 0) || !detail::same_digits(da, 0, dc, 0)) return fail("the groups are not one digit");
     if (!detail::same_digits(da, 1, dc, 1) || !detail::same_digits(db, 1, dc, 2) || !detail::same_digits(da, 2, db, 2))
       return fail("A, B and C disagree on the digits of M, N or K");

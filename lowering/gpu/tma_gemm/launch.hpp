@@ -62,17 +62,19 @@ void launch_as(gpu_backend& be, const args& a, long long tiles) {
 // Plans every GEMM of the batch for tile P (plan_cache.hpp: planned once per shape), then the checks
 // that depend on the pointers; false with the reason where one cannot take it. orient: a_mn * 2 +
 // b_mn, the same for every GEMM that reads its operands (-1 where none does).
-template <class P, class V>
+template <class P, bool T, class V>
 bool plan_batch(const std::vector<V>& vs, class_plan (&plans)[max_classes], int& orient, std::string& why) {
   for (const V& v : vs)
     if (v.c.data != vs[0].c.data) return why = "the batch writes more than one tensor", false;
-  const batch_plan bp = plan_views_cached<P::BM, P::BN>(vs);
+  const batch_plan bp = plan_views_cached<P::BM, P::BN, T>(vs);
   if (!bp.ok) return why = bp.why, false;
   orient = bp.orient;
   for (std::size_t t = 0; t < vs.size(); ++t) {
     plans[t] = bp.plans[t];
     if (!plans[t].ok || !plans[t].has_k) continue;
-    if (!tma_aligned(plans[t].a.box, vs[t].a.data) || !tma_aligned(plans[t].b.box, vs[t].b.data)) return why = "an operand is not 16-byte aligned", false;
+    const void* a = T ? vs[t].b.data : vs[t].a.data;
+    const void* b = T ? vs[t].a.data : vs[t].b.data;
+    if (!tma_aligned(plans[t].a.box, a) || !tma_aligned(plans[t].b.box, b)) return why = "an operand is not 16-byte aligned", false;
   }
   return true;
 }
@@ -108,9 +110,9 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
     c.m = p.m, c.n = p.n, c.k = p.k;
     c.groups = p.groups;
     c.has_k = p.has_k;
-    if (p.has_k) {
-      set_operand(c.a, p.a, v.a.data, te);
-      set_operand(c.b, p.b, v.b.data, te);
+    if (p.has_k) {  // a transposed plan's A is the view's B
+      set_operand(c.a, p.a, p.transposed ? static_cast<const void*>(v.b.data) : v.a.data, te);
+      set_operand(c.b, p.b, p.transposed ? static_cast<const void*>(v.a.data) : v.b.data, te);
     }
     c.c_off0 = p.c_off0, c.c_g = p.c_g;
     for (int q = 0; q < nd; ++q) c.c_m[q] = p.c_m[q], c.c_n[q] = p.c_n[q];
@@ -119,7 +121,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
     a.c_vectors = a.c_vectors && c_columns_vector<E>(p, v.c.data);
   }
   why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + ", " + std::to_string(P::stages) +
-        " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units, split-K " +
+        " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units" + (plans[0].transposed ? " (C^T = B^T A^T)" : "") + ", split-K " +
         std::to_string(a.splits) + (a.splits > 1 ? a.splits <= sm90_schedule().fused_split_max ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
         (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;
@@ -135,12 +137,15 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   return true;
 }
 
-template <class E, class P, class Batch, class V>
+template <class E, class P, bool T = false, class Batch, class V>
 bool run_tile(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
   class_plan plans[max_classes];
   int orient;
-  if (!plan_batch<P>(vs, plans, orient, why)) return false;
-  if constexpr (P::BN < 128) {  // instantiated for backward data's orientation only (plan.hpp)
+  if (!plan_batch<P, T>(vs, plans, orient, why)) return false;
+  if constexpr (T) {  // instantiated for backward weight's orientation only (run below)
+    if (orient != 3) return why = "no transposed tile for this orientation", false;
+    return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
+  } else if constexpr (P::BN < 128) {  // instantiated for backward data's orientation only (plan.hpp)
     if (orient == 0 || orient == 3) return why = "no 64-column tile for this orientation", false;
   } else {
     if (orient == 3) return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
@@ -176,6 +181,12 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
       if (vs[t].m() > 0 && vs[t].n() > 0 && vs[t].k() > 0) orient = orientation_of(vs[t]);
     std::string why256;
     const schedule& sched = sm90_schedule();
+    // A single GEMM with both operands MN-major (backward weight) whose M fills at most a 64-column
+    // tile while N fills 256-row ones: run as C^T = B^T A^T with 256x64 tiles instead of a half-empty
+    // 128-row tile re-reading A for every one of N's tiles.
+    if (!sched.force_tile && orient == 3 && vs.size() == 1 && max_m <= 64 && max_n >= 256) {
+      if (run_tile<E, tile<256, 64>, true>(be, batch, vs, ep, pol, why256)) return why = why256, true;
+    }
     switch (sched.force_tile ? sched.tile : choose_tile(max_m, max_n, orient >= 2, orient % 2 == 1 || orient < 0)) {
       case tile_kind::m256n64:
         if (run_tile<E, tile<256, 64>>(be, batch, vs, ep, pol, why256)) return why = why256, true;

@@ -138,6 +138,22 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   if (p.has_k) EXPECT_GT(checked, 0);
 }
 
+// The views of C^T = B^T A^T: what a transposed plan (class_plan.hpp) must bring and write.
+template <class V>
+struct transposed_views {
+  struct c_desc {
+    decltype(V::c.desc) d;
+    index_t offset(const multi_index<3>& at) const { return d.offset({{at[0], at[2], at[1]}}); }
+  };
+  struct c_view {
+    c_desc desc;
+  };
+  decltype(V::b) a;
+  decltype(V::a) b;
+  c_view c;
+  explicit transposed_views(const V& v) : a(v.b), b(v.a), c{c_desc{v.c.desc}} {}
+};
+
 // Plans v for each tile shape of the table (plan.hpp) and checks every plan; true if any exists.
 template <class Views>
 bool check_tiles(const Views& v, bool expect) {
@@ -157,6 +173,14 @@ bool check_tiles(const Views& v, bool expect) {
   one(std::integral_constant<int, 128>{}, std::integral_constant<int, 128>{});
   one(std::integral_constant<int, 256>{}, std::integral_constant<int, 128>{});
   one(std::integral_constant<int, 256>{}, std::integral_constant<int, 64>{});
+  // The transposed plan (launch.hpp takes it for backward weight with 64 output channels or fewer),
+  // checked against the transposed views wherever it exists.
+  const auto pt = v.m() <= 64 ? tg::tma_gemm::plan_class<256, 64, true>(v) : tg::tma_gemm::class_plan{};
+  if (pt.ok) {
+    SCOPED_TRACE("transposed 256x64");
+    EXPECT_TRUE(pt.transposed);
+    check_plan<256, 64>(transposed_views<Views>(v), pt);
+  }
   return any;
 }
 
@@ -351,4 +375,27 @@ TEST(TmaPlan, OrientationPerOp) {
   EXPECT_FALSE(pf.a_mn);
   EXPECT_FALSE(pf.b_mn);
   EXPECT_EQ(tg::tma_gemm::orientation_of(fv), 0);
+}
+
+// Backward weight with 64 output channels (ResNet-50's first stage): the launch plans dW^T = im2col(x)^T
+// dy with 256x64 tiles; that plan keeps both operands MN-major and brings what the transposed views hold.
+TEST(TmaPlan, TransposedBackwardWeight) {
+  tg::ops::conv_problem p;
+  p.ndim = 2, p.N = 2, p.K = 64, p.C = 64, p.filter[0] = p.filter[1] = 3, p.in[0] = p.in[1] = 10;
+  p.pad_l[0] = p.pad_l[1] = p.pad_r[0] = p.pad_r[1] = 1;
+  const auto xd = p.x_desc<2>(), yd = p.y_desc<2>(), wd = p.w_desc<2>();
+  std::vector<float> x(static_cast<std::size_t>(xd.element_space)), y(static_cast<std::size_t>(yd.element_space));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1.0f + static_cast<float>(i % 251) / 251.0f;  // never zero: a zero read is padding
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = 1.0f + static_cast<float>(i % 241) / 241.0f;
+  std::vector<float> out(static_cast<std::size_t>(wd.element_space));
+  using spatial = tg::seq_range<3, 5>;
+  const auto wv = tg::make_gemm_views(tg::make_view(y.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq<2>{}, tg::seq_cat<tg::seq<1>, spatial>{})),
+                                      tg::make_view(x.data(), tg::im2col_t<2>(xd, p.geometry<2>())),
+                                      tg::make_view(out.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{})));
+  const auto pt = tg::tma_gemm::plan_class<256, 64, true>(wv);
+  ASSERT_TRUE(pt.ok) << pt.why;
+  EXPECT_TRUE(pt.transposed);
+  EXPECT_TRUE(pt.a_mn);
+  EXPECT_TRUE(pt.b_mn);
+  check_plan<256, 64>(transposed_views<decltype(wv)>(wv), pt);
 }
