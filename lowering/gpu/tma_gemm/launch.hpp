@@ -144,6 +144,10 @@ bool run_tile(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gem
   if (!plan_batch<P, T>(vs, plans, orient, why)) return false;
   if constexpr (T) {  // instantiated for backward weight's orientation only (run below)
     if (orient != 3) return why = "no transposed tile for this orientation", false;
+    // Worth it only where the transposed tiles' rows are mostly real: the view's N rows in boxes (a
+    // tap's channels are one box: 3x3 over 64 channels fills a quarter of 256 rows; 1x1 over 256
+    // channels all of them) against M in half a 128-row tile.
+    if (2 * vs[0].n() <= plans[0].m.count * P::BM) return why = "the transposed tiles would be mostly padding", false;
     return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
   } else if constexpr (P::BN < 128) {  // instantiated for backward data's orientation only (plan.hpp)
     if (orient == 0 || orient == 3) return why = "no 64-column tile for this orientation", false;
@@ -184,7 +188,7 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     // A single GEMM with both operands MN-major (backward weight) whose M fills at most a 64-column
     // tile while N fills 256-row ones: run as C^T = B^T A^T with 256x64 tiles instead of a half-empty
     // 128-row tile re-reading A for every one of N's tiles.
-    if (!sched.force_tile && orient == 3 && vs.size() == 1 && max_m <= 64 && max_n >= 256) {
+    if (sched.transpose_narrow && !sched.force_tile && orient == 3 && vs.size() == 1 && max_m <= 64 && max_n >= 256) {
       if (run_tile<E, tile<256, 64>, true>(be, batch, vs, ep, pol, why256)) return why = why256, true;
     }
     switch (sched.force_tile ? sched.tile : choose_tile(max_m, max_n, orient >= 2, orient % 2 == 1 || orient < 0)) {
