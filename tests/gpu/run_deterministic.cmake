@@ -2,11 +2,8 @@
 # fixed seed): the outputs must be bit-identical (which unit of a split tile finishes last changes
 # from run to run; the order of the additions must not), and the path must be the one named in PATH
 # (skipped, visibly, without a GPU, or where no GPU takes that path).
-execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE no_gpu OUTPUT_QUIET ERROR_QUIET)
-if(no_gpu)
-  message("no GPU on this machine: determinism check skipped")
-  return()
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/gpu_checks.cmake)
+tg_require_gpu("determinism")
 separate_arguments(args UNIX_COMMAND "${ARGS}")
 set(dir ${BUILD}/deterministic-${NAME})
 foreach(run 1 2 3)
@@ -19,7 +16,6 @@ foreach(run 1 2 3)
   endif()
 endforeach()
 message("${out}")
-include(${CMAKE_CURRENT_LIST_DIR}/require_path.cmake)
 tg_require_path(out "${PATH}" "the path '${PATH}'")
 file(GLOB outputs RELATIVE ${dir}/1 ${dir}/1/*.bin)
 if(NOT outputs)

@@ -1,11 +1,8 @@
 # One problem of the TMA GEMM pipeline (lowering/gpu/tma_gemm/) under compute-sanitizer TOOL, on a GPU
 # (skipped, visibly, without one): any reported error fails, and so does a run that did not take the
 # TMA pipeline (an sm_90a GPU is needed for that: other GPUs report it and skip).
-execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE no_gpu OUTPUT_QUIET ERROR_QUIET)
-if(no_gpu)
-  message("no GPU on this machine: TMA ${TOOL} check skipped")
-  return()
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/gpu_checks.cmake)
+tg_require_gpu("TMA ${TOOL}")
 separate_arguments(args UNIX_COMMAND "${ARGS}")
 execute_process(COMMAND ${SANITIZER} --tool ${TOOL} --error-exitcode 3 ${BUILD}/examples/${OP} ${args} --backend gpu --explain
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -13,5 +10,4 @@ message("${out}${err}")
 if(rc)
   message(FATAL_ERROR "${OP} under ${TOOL}: exit code ${rc}")
 endif()
-include(${CMAKE_CURRENT_LIST_DIR}/require_path.cmake)
 tg_require_path(out "gemm path: tma_gemm" "the TMA pipeline")
