@@ -16,7 +16,7 @@
 #endif
 
 // Loops over small register arrays must unroll, or the arrays are placed in local memory.
-// TG_UNROLL_BY(n): n iterations at a time (n a literal or a macro that expands to one).
+// TG_UNROLL_BY(n): n iterations at a time (n a literal, a macro that expands to one, or a constexpr name).
 #define TG_PRAGMA(x) _Pragma(#x)
 #if defined(__CUDACC__) || defined(__HIP__)
 #define TG_UNROLL _Pragma("unroll")

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# On the GPU machine: A/B trials of schedule knobs (preprocessor flags of the lowering) in one call.
+# On the GPU machine: A/B trials of compiler flags (nvcc's: register limits, ptxas options) in one call;
+# the cp.async pipeline's schedule knobs are fields of gemm.hpp's table and gemm_policy.hpp's policies
+# (a variant of those is a patch), the TMA pipeline's run-time ones tools/gpu-tma-variants.sh times.
 # Each variant is built in its own folder (examples only, all variants at once), its examples are
 # verified on the GPU on their default problems, then each timing case runs with each variant in turn
 # (the example's own CUDA-event median of 50). Prints one table; logs go to $OUT or ./gpu-out.
 #   tools/gpu-variants.sh "name=FLAGS" ["name=FLAGS" ...]
-#   e.g. tools/gpu-variants.sh "sync=-DTG_WGMMA_ASYNC=0" "async=-DTG_WGMMA_ASYNC=1"
+#   e.g. tools/gpu-variants.sh "default=" "regs128=-maxrregcount=128"
 # CASES (optional) replaces the timing cases, CHECKS the verified runs (default problem sizes unless
 # given): lines of "example args...". TARGETS: the examples to build.
 set -uo pipefail

@@ -54,7 +54,7 @@ struct gemm_tile_table {
   // where main's 128 columns would be half padding.
   using half_n = gpu_gemm::tile_policy<128, 64, 32, 2, 2, sizeof(E) == 2 ? 4 : 3>;
   static constexpr int small_max_m = 8;  // most rows per group for the small-M kernel
-  static constexpr bool small_group_words = TG_SMALL_GROUP_WORDS;  // one-row GEMMs with groups one element apart: group words
+  static constexpr bool small_group_words = true;  // one-row GEMMs with groups one element apart: group words
 #endif
   static constexpr bool has_narrow = is_single_gemm<Batch>::value;
   static constexpr bool has_half_n = !is_single_gemm<Batch>::value;

@@ -94,17 +94,16 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
   }
 }
 
-// Passes of the hoisted fill unrolled together (fill_uniform_hoisted): on sm_90a, where wgmma keeps
-// the fragments out of registers, TG_FILL_UNROLL of them; elsewhere one (sm_80's mma.sync tile spilled
-// with eight, and AMD's tiles are bounded by two waves per SIMD).
-#if !defined(TG_FILL_UNROLL)
-#define TG_FILL_UNROLL 8
-#endif
+// Passes of the hoisted fill unrolled together (fill_uniform_hoisted): the policy's fill_unroll on
+// sm_90a, where wgmma keeps the fragments out of registers; elsewhere one (gemm_policy.hpp).
+template <int Unroll>
+constexpr int fill_passes_unrolled() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__HIP__)
-#define TG_FILL_PASSES TG_UNROLL_BY(TG_FILL_UNROLL)
+  return Unroll;
 #else
-#define TG_FILL_PASSES TG_UNROLL_BY(1)
+  return 1;
 #endif
+}
 
 // fill_operand for a uniform k-tile (affine_split::k_tile): an element's offset is its row entry's
 // plus the tile's plus j * step, and its guards are its row's plus the tile's, so a piece costs a row
@@ -157,12 +156,13 @@ __device__ inline void fill_uniform(E* smem, const Tile& tile, const View& v, in
 // swizzle periods (8 rows) along the other, so a piece's shared offset is the thread's first plus
 // pass * stride (where a pass covers no whole number of periods, it is worked out per pass). Along rows the
 // thread's piece covers the same V rows in every pass, so whether it is one copy is decided once.
-template <bool RowsFast, int Rows, int BK, int Threads, class View, class Tile, class E, class Entry, class KTile>
+template <bool RowsFast, int Rows, int BK, int Threads, int Unroll, class View, class Tile, class E, class Entry, class KTile>
 __device__ inline void fill_uniform_hoisted(E* smem, const Tile& tile, const View& v, index_t r0, index_t R, bool vectors, int tid, const Entry* rows,
                                     const KTile& kt) {
   constexpr int V = 16 / sizeof(E), pieces = Rows * BK / V;
   constexpr int per_line = RowsFast ? Rows / V : BK / V;
   constexpr int lines = Threads / per_line;  // lines (rows, or k with RowsFast) one pass covers
+  constexpr int unrolled = fill_passes_unrolled<Unroll>();
   static_assert(Threads % per_line == 0, "each thread keeps its place along the fast dimension");
   constexpr bool periodic = lines % 8 == 0 || pieces <= Threads;  // else (few lines per pass) each pass's offset is worked out
   const int fixed = (tid % per_line) * V, line0 = tid / per_line;  // this thread's place along / across the fast dimension
@@ -197,7 +197,7 @@ __device__ inline void fill_uniform_hoisted(E* smem, const Tile& tile, const Vie
       return valid ? r : nullptr;
     };
     bool any_slow = false;
-    TG_FILL_PASSES for (int p = 0; p < passes; ++p) {
+    TG_UNROLL_BY(unrolled) for (int p = 0; p < passes; ++p) {
       if (pieces % Threads != 0 && line0 + p * lines >= Rows) break;
       bool slow;
       const Entry* r = piece(p, slow);
@@ -222,7 +222,7 @@ __device__ inline void fill_uniform_hoisted(E* smem, const Tile& tile, const Vie
     if (whole && reinterpret_cast<std::uintptr_t>(src0 + line0 * step) % 16 == 0 && (lines * step) % V == 0) {
       const E* const src1 = src0 + line0 * step;
       const index_t pass_step = lines * step;
-      TG_FILL_PASSES for (int p = 0; p < passes; ++p) {
+      TG_UNROLL_BY(unrolled) for (int p = 0; p < passes; ++p) {
         if (pieces % Threads != 0 && line0 + p * lines >= BK) break;
         arch::copy16_async(dst_of(p), src1 + p * pass_step, true);
       }
@@ -260,7 +260,7 @@ __device__ inline void copy_entries(Entry* dst, const Entry* src, int tid, int f
 // (fill_uniform_hoisted where the views are in shared memory: SharedViews), any other by fill_operand
 // with the tile's k entries `tile_ks` (from the shared ring where the policy has one, entry_ring
 // below, else global).
-template <int Rows, int BK, int Threads, bool SharedViews, class View, class E, class Entry, class KTile>
+template <int Rows, int BK, int Threads, bool SharedViews, int Unroll, class View, class E, class Entry, class KTile>
 __device__ inline void fill_stage(E* smem, bool rows_fast, const View& v, index_t g, index_t r0, index_t R, index_t kt, index_t K,
                                   bool vectors, int tid, const Entry* rows, const Entry* tile_ks, const KTile* kt_sum) {
   const auto rk = smem_tile_desc<Rows, BK, E>();
@@ -269,8 +269,8 @@ __device__ inline void fill_stage(E* smem, bool rows_fast, const View& v, index_
     const KTile t = *kt_sum;
     if (t.uniform) {
       if constexpr (SharedViews) {
-        if (rows_fast) fill_uniform_hoisted<true, Rows, BK, Threads>(smem, kr, v, r0, R, vectors, tid, rows, t);
-        else fill_uniform_hoisted<false, Rows, BK, Threads>(smem, rk, v, r0, R, vectors, tid, rows, t);
+        if (rows_fast) fill_uniform_hoisted<true, Rows, BK, Threads, Unroll>(smem, kr, v, r0, R, vectors, tid, rows, t);
+        else fill_uniform_hoisted<false, Rows, BK, Threads, Unroll>(smem, rk, v, r0, R, vectors, tid, rows, t);
       } else {
         if (rows_fast) fill_uniform<true, Rows, BK, Threads>(smem, kr, v, r0, R, vectors, tid, rows, t);
         else fill_uniform<false, Rows, BK, Threads>(smem, rk, v, r0, R, vectors, tid, rows, t);

@@ -121,9 +121,9 @@ gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
     // The prologue's S-1 fills read their summaries from global memory: waiting for a ring copy there
     // would put an L2 round trip into every block's set-up.
     const bool ring_in = plan::kt_ring > 0 && u >= D;
-    fill_stage<BM, BK, threads, shared_views<Batch>>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt0 + u, K, la.a.vectors, tid, a_rows, ka,
+    fill_stage<BM, BK, threads, shared_views<Batch>, Policy::fill_unroll>(As + st * BM * BK, a_rows_fast, v.a, g, m0, M, kt0 + u, K, la.a.vectors, tid, a_rows, ka,
                                                      ring_in ? a_kts + ts : a_kt + kt0 + u);
-    fill_stage<BN, BK, threads, shared_views<Batch>>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt0 + u, K, la.b.vectors, tid, b_rows, kb,
+    fill_stage<BN, BK, threads, shared_views<Batch>, Policy::fill_unroll>(Bs + st * BN * BK, b_rows_fast, v.b, g, n0, N, kt0 + u, K, la.b.vectors, tid, b_rows, kb,
                                                      ring_in ? b_kts + ts : b_kt + kt0 + u);
   };
   // The k entries (where the policy has their ring) and the k-tile summaries of relative k-tile u into

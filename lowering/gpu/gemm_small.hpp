@@ -154,9 +154,9 @@ struct small_rows {
 // two-deep pipeline took fp32 to 140, one block); group words likewise up to 2-d, but 3-d views (three
 // guards) and bf16 (its conversions) spilled 8-88 bytes under that bound and get one block. AMD
 // (one-row form only): two waves per SIMD.
-#ifndef TG_SMALL_GV_DEPTH
-#define TG_SMALL_GV_DEPTH 1
-#endif
+// Group words: how many k of raw words each thread keeps in flight (20 registers a k: two deep spilled
+// under two blocks per multiprocessor).
+constexpr int small_group_words_depth = 1;
 template <int MR, int GV, class Views>
 inline constexpr int small_min_blocks =
     GV > 1 ? (affine_split<decltype(Views::b)>::n_guards <= 2 && !std::is_same_v<std::remove_const_t<typename decltype(Views::b)::value_type>, bf16_t> ? 2 : 1)
@@ -206,9 +206,8 @@ __global__ void TG_SMALL_LAUNCH_BOUNDS(MR, GV, Views) gemm_small_kernel(Views v,
       else return rb.issue(kb);
     };
     if constexpr (GV > 1) {
-      // Group words: a pipeline TG_SMALL_GV_DEPTH k deep (the raw words of each k in flight are 20
-      // registers; two deep spilled under two blocks per multiprocessor).
-      constexpr int depth = TG_SMALL_GV_DEPTH;
+      // Group words: a pipeline small_group_words_depth k deep.
+      constexpr int depth = small_group_words_depth;
       using RA = decltype(issue_a());
       using RB = decltype(issue_b());
       RA va[depth];

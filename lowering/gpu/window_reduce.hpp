@@ -16,8 +16,10 @@ template <int ND, class DyView, class DxView, class Route>
 void window_gather(gpu_backend& be, const window_geometry<ND>& g, const DyView& dy, const DxView& dx, const Route& route) {
   if (gpu_window::try_fast_gather<ND>(be, g, dy, dx, route)) return;
   const index_t n = dx.desc.size();
-  // Enough blocks to fill the device several times over; each tabulates its lines once.
-  const index_t blocks = (n + 255) / 256 < 132 * 16 ? (n + 255) / 256 : 132 * 16;
+  // Enough blocks to fill the device 16 times over (its multiprocessors read from the device); each
+  // tabulates its lines once.
+  const index_t most = static_cast<index_t>(be.processors()) * 16;
+  const index_t blocks = (n + 255) / 256 < most ? (n + 255) / 256 : most;
   TG_LAUNCH((gpu_window::gather_kernel<ND, DyView, DxView, Route>), static_cast<unsigned>(blocks > 0 ? blocks : 1), 256, 0, be.stream,
             col2im<ND>(g), dy, dx, route, memory_order(dx.desc));
 }
