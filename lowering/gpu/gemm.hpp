@@ -7,6 +7,7 @@
 // split-K chunks and col2im classes (grid z).
 #pragma once
 #include "lowering/gpu/gemm_launch.hpp"
+#include "lowering/gpu/gemm_tile_choice.hpp"
 
 // The pipeline in parts: gemm_policy.hpp (schedule knobs), gemm_fill.hpp (operand tiles to shared
 // memory), gemm_drain.hpp (C through shared memory), gemm_kernel.hpp (the kernel), gemm_support_kernels.hpp
@@ -58,6 +59,8 @@ struct gemm_tile_table {
 #endif
   static constexpr bool has_narrow = is_single_gemm<Batch>::value;
   static constexpr bool has_half_n = !is_single_gemm<Batch>::value;
+  static constexpr cp_async_table_facts facts{gpu_gemm::small_m_ok<Batch>(), small_max_m, has_narrow, narrow::BM,
+                                              has_half_n && !std::is_same_v<half_n, main>, half_n::BN};
 };
 
 // The cp.async pipeline (AMD, sm_80, and what the TMA pipeline does not take: gemm_dispatch.hpp).
@@ -76,17 +79,21 @@ void gemm_cp_async(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, g
     using P = decltype(policy);
     return ceil_div(max_m, P::BM) * ceil_div(max_n, P::BN);
   };
-  if constexpr (gpu_gemm::small_m_ok<Batch>()) {
-    if (max_m == 1) return gpu_gemm::launch_small<1, table::small_group_words>(be, batch, ep, pol);  // depthwise
-    if constexpr (table::small_max_m > 1) {
-      if (max_m <= table::small_max_m) return gpu_gemm::launch_small<table::small_max_m, false>(be, batch, ep, pol);
-    }
-  }
-  if constexpr (table::has_narrow) {
-    if (max_m <= table::narrow::BM) return gpu_gemm::launch<typename table::narrow>(be, batch, ep, pol, tiles(typename table::narrow{}), G);
-  }
-  if constexpr (table::has_half_n && !std::is_same_v<typename table::half_n, typename table::main>) {
-    if (max_n <= table::half_n::BN) return gpu_gemm::launch<typename table::half_n>(be, batch, ep, pol, tiles(typename table::half_n{}), G);
+  switch (choose_cp_async_tile(max_m, max_n, table::facts)) {  // each entry instantiated only where the table has it
+    case cp_async_tile::small_one_row:
+      if constexpr (table::facts.small_ok) return gpu_gemm::launch_small<1, table::small_group_words>(be, batch, ep, pol);  // depthwise
+      break;
+    case cp_async_tile::small_rows:
+      if constexpr (table::facts.small_ok && table::small_max_m > 1) return gpu_gemm::launch_small<table::small_max_m, false>(be, batch, ep, pol);
+      break;
+    case cp_async_tile::narrow:
+      if constexpr (table::has_narrow) return gpu_gemm::launch<typename table::narrow>(be, batch, ep, pol, tiles(typename table::narrow{}), G);
+      break;
+    case cp_async_tile::half_n:
+      if constexpr (table::facts.has_half_n) return gpu_gemm::launch<typename table::half_n>(be, batch, ep, pol, tiles(typename table::half_n{}), G);
+      break;
+    case cp_async_tile::main:
+      break;
   }
   gpu_gemm::launch<typename table::main>(be, batch, ep, pol, tiles(typename table::main{}), G);
 }
