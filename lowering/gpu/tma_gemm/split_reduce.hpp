@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(128 * P::consumers) split_sum_kernel(const __g
   const unit w = locate(a, tile * a.splits);  // the tile's first split
   const c_writer<E, P> out(a, c, w, ct / 128, ct % 128);
   const float4* const ws = reinterpret_cast<const float4*>(a.ws);
-  TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) for (int j = blockIdx.y; j < J; j += gridDim.y) {
+  for (int j = blockIdx.y; j < J; j += gridDim.y) TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) {
     const int q = b * J + j;
     float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     int s = 0;
