@@ -63,8 +63,10 @@ __device__ inline bool reduce_split(const args& a, const unit& w, long long tile
 // Many splits: block (tile, r) of 128 x consumers threads (thread ct in the role of consumer thread
 // ct) adds the tile's pieces of columns r, r + gridDim.y, ... (in 8s) and stores them through the
 // epilogue's c_writer. Launched after the GEMM kernel (launch.hpp), for a single GEMM (class 0).
+// One block per multiprocessor assumed by the bound (a handful of tiles' blocks run at once): without
+// it ptxas aimed at full occupancy and spilled 4-8 bytes in the 256-row tiles' kernels (fp16 and bf16).
 template <class E, class P>
-__global__ void __launch_bounds__(128 * P::consumers) split_sum_kernel(const __grid_constant__ args a) {
+__global__ void __launch_bounds__(128 * P::consumers, 1) split_sum_kernel(const __grid_constant__ args a) {
 #if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
   constexpr int J = P::BN / 8;
   const long long tile = blockIdx.x;
