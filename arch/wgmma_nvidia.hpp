@@ -17,6 +17,14 @@
 
 namespace tg::arch {
 
+// Whether this compilation pass makes code for a target with wgmma (the sm_90a device pass): where it
+// keeps the accumulators out of registers, the lowering's schedules may spend registers elsewhere.
+#if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
+inline constexpr bool wgmma_device_pass = true;
+#else
+inline constexpr bool wgmma_device_pass = false;
+#endif
+
 // How a shared-memory operand's 16-byte chunks are permuted (the descriptor's swizzle field): with a
 // swizzle of W bytes (32, 64, 128), address bits 4.. (the chunk within W) are xor-ed with bits 7.. (the
 // 128-byte line), CuTe's Swizzle<log2(W/16), 4, 3>; the pattern repeats every 8W bytes.

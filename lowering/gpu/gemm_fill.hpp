@@ -12,6 +12,7 @@
 #include "arch/ldmatrix.hpp"
 #include "arch/mbarrier_nvidia.hpp"
 #include "arch/mma.hpp"
+#include "arch/wgmma_nvidia.hpp"
 #include "dsl/tile_window.hpp"
 #include "lowering/gemm.hpp"
 #include "lowering/gpu/backend.hpp"
@@ -94,17 +95,6 @@ __device__ inline void fill_operand(E* smem, const Tile& tile, const View& v, in
   }
 }
 
-// Passes of the hoisted fill unrolled together (fill_uniform_hoisted): the policy's fill_unroll on
-// sm_90a, where wgmma keeps the fragments out of registers; elsewhere one (gemm_policy.hpp).
-template <int Unroll>
-constexpr int fill_passes_unrolled() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__HIP__)
-  return Unroll;
-#else
-  return 1;
-#endif
-}
-
 // fill_operand for a uniform k-tile (affine_split::k_tile): an element's offset is its row entry's
 // plus the tile's plus j * step, and its guards are its row's plus the tile's, so a piece costs a row
 // entry read and one guard test, with no k entry. Along k (RowsFast false) a piece lies in one row:
@@ -162,7 +152,9 @@ __device__ inline void fill_uniform_hoisted(E* smem, const Tile& tile, const Vie
   constexpr int V = 16 / sizeof(E), pieces = Rows * BK / V;
   constexpr int per_line = RowsFast ? Rows / V : BK / V;
   constexpr int lines = Threads / per_line;  // lines (rows, or k with RowsFast) one pass covers
-  constexpr int unrolled = fill_passes_unrolled<Unroll>();
+  // The policy's fill_unroll passes at once where wgmma keeps the fragments out of registers; else one
+  // (gemm_policy.hpp).
+  constexpr int unrolled = arch::wgmma_device_pass ? Unroll : 1;
   static_assert(Threads % per_line == 0, "each thread keeps its place along the fast dimension");
   constexpr bool periodic = lines % 8 == 0 || pieces <= Threads;  // else (few lines per pass) each pass's offset is worked out
   const int fixed = (tid % per_line) * V, line0 = tid / per_line;  // this thread's place along / across the fast dimension

@@ -33,7 +33,6 @@ TG_HD inline long long split_piece_at(const args& a, long long tile, long long s
   return ((tile * a.splits + s) * split_pieces<P>() + q) * T + ct;
 }
 
-#if defined(TG_NV_WGMMA)
 // Writes this unit's partial; true where the unit then finished the tile (acc holds the whole sum and
 // the epilogue follows). ct: the thread's index among the consumers; last: a shared word they share.
 template <class P>
@@ -58,7 +57,6 @@ __device__ inline bool reduce_split(const args& a, const unit& w, long long tile
     }
   return true;
 }
-#endif
 
 // Many splits: block (tile, r) of 128 x consumers threads (thread ct in the role of consumer thread
 // ct) adds the tile's pieces of columns r, r + gridDim.y, ... (in 8s) and stores them through the
@@ -67,7 +65,6 @@ __device__ inline bool reduce_split(const args& a, const unit& w, long long tile
 // it ptxas aimed at full occupancy and spilled 4-8 bytes in the 256-row tiles' kernels (fp16 and bf16).
 template <class E, class P>
 __global__ void __launch_bounds__(128 * P::consumers, 1) split_sum_kernel(const __grid_constant__ args a) {
-#if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
   constexpr int J = P::BN / 8;
   const long long tile = blockIdx.x;
   const int ct = threadIdx.x;
@@ -90,8 +87,5 @@ __global__ void __launch_bounds__(128 * P::consumers, 1) split_sum_kernel(const 
     }
     out.piece(b, j, v);
   }
-#elif defined(__CUDA_ARCH__)
-  arch::trap();
-#endif
 }
 }  // namespace tg::tma_gemm
