@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 #include "lowering/gpu/gemm.hpp"
 #include "lowering/gpu/split_k.hpp"
@@ -38,6 +39,12 @@ inline void set_operand(operand& o, const boxes::operand_boxes& b, const void* d
   o.boxes = b.boxes;
   for (int x = 0; x < rank; ++x) o.base[x] = b.base[x];
   std::memcpy(o.step, b.step, sizeof(o.step));
+}
+
+// A plan's A and B tensors (a transposed plan reads the view's B as its A).
+template <class V>
+std::pair<const void*, const void*> plan_operands(const class_plan& p, const V& v) {
+  return p.transposed ? std::pair<const void*, const void*>{v.b.data, v.a.data} : std::pair<const void*, const void*>{v.a.data, v.b.data};
 }
 
 // TMA's alignment rules: the origin 16-byte aligned, every stride past axis 0 a multiple of 16 bytes.
@@ -72,8 +79,7 @@ bool plan_batch(const std::vector<V>& vs, class_plan (&plans)[max_classes], int&
   for (std::size_t t = 0; t < vs.size(); ++t) {
     plans[t] = bp.plans[t];
     if (!plans[t].ok || !plans[t].has_k) continue;
-    const void* a = T ? vs[t].b.data : vs[t].a.data;
-    const void* b = T ? vs[t].a.data : vs[t].b.data;
+    const auto [a, b] = plan_operands(plans[t], vs[t]);
     if (!tma_aligned(plans[t].a.box, a) || !tma_aligned(plans[t].b.box, b)) return why = "an operand is not 16-byte aligned", false;
   }
   return true;
@@ -98,6 +104,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
     want = want < 1 ? 1 : want > kt ? kt : want;
     a.k_chunk = ceil_div(kt, want);
     a.splits = static_cast<int>(ceil_div(kt, a.k_chunk));
+    a.fused_split = a.splits > 1 && a.splits <= sm90_schedule().fused_split_max;
   } else {
     for (index_t t = 0; t < batch.count(); ++t) a.k_chunk = plans[t].k.count > a.k_chunk ? plans[t].k.count : a.k_chunk;
   }
@@ -110,9 +117,10 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
     c.m = p.m, c.n = p.n, c.k = p.k;
     c.groups = p.groups;
     c.has_k = p.has_k;
-    if (p.has_k) {  // a transposed plan's A is the view's B
-      set_operand(c.a, p.a, p.transposed ? static_cast<const void*>(v.b.data) : v.a.data, te);
-      set_operand(c.b, p.b, p.transposed ? static_cast<const void*>(v.a.data) : v.b.data, te);
+    if (p.has_k) {
+      const auto [da, db] = plan_operands(p, v);
+      set_operand(c.a, p.a, da, te);
+      set_operand(c.b, p.b, db, te);
     }
     c.c_off0 = p.c_off0, c.c_g = p.c_g;
     for (int q = 0; q < nd; ++q) c.c_m[q] = p.c_m[q], c.c_n[q] = p.c_n[q];
@@ -122,16 +130,17 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   }
   why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + ", " + std::to_string(P::stages) +
         " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units" + (plans[0].transposed ? " (C^T = B^T A^T)" : "") + ", split-K " +
-        std::to_string(a.splits) + (a.splits > 1 ? a.splits <= sm90_schedule().fused_split_max ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
+        std::to_string(a.splits) + (a.splits > 1 ? a.fused_split ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
         (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;
   const index_t tiles = static_cast<index_t>(plans[0].groups) * plans[0].m.count * plans[0].n.count;
   if (a.splits > 1) {  // one request (the arena may hand out a second one's memory again): partials, then counters
-    a.fused_split = a.splits <= sm90_schedule().fused_split_max;
     const index_t floats = tiles * a.splits * split_tile_floats<P>();
-    a.ws = be.template scratch<float>(floats + tiles).data();
-    a.tile_done = reinterpret_cast<unsigned*>(a.ws + floats);
-    arch::zero_bytes_async(a.tile_done, static_cast<std::size_t>(tiles) * sizeof(unsigned), be.stream);
+    a.ws = be.template scratch<float>(floats + (a.fused_split ? tiles : 0)).data();
+    if (a.fused_split) {  // the last split of a tile is found by counting: counters zeroed per launch
+      a.tile_done = reinterpret_cast<unsigned*>(a.ws + floats);
+      arch::zero_bytes_async(a.tile_done, static_cast<std::size_t>(tiles) * sizeof(unsigned), be.stream);
+    }
   }
   launch_as<E, P, AMn, BMn>(be, a, tiles);
   return true;
@@ -144,10 +153,6 @@ bool run_tile(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gem
   if (!plan_batch<P, T>(vs, plans, orient, why)) return false;
   if constexpr (T) {  // instantiated for backward weight's orientation only (run below)
     if (orient != 3) return why = "no transposed tile for this orientation", false;
-    // Worth it only where the transposed tiles' rows are mostly real: the view's N rows in boxes (a
-    // tap's channels are one box: 3x3 over 64 channels fills a quarter of 256 rows; 1x1 over 256
-    // channels all of them) against M in half a 128-row tile.
-    if (2 * vs[0].n() <= plans[0].m.count * P::BM) return why = "the transposed tiles would be mostly padding", false;
     return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
   } else if constexpr (P::BN < 128) {  // instantiated for backward data's orientation only (plan.hpp)
     if (orient == 0 || orient == 3) return why = "no 64-column tile for this orientation", false;

@@ -67,6 +67,9 @@ batch_plan plan_views(const std::vector<V>& vs) {
     if (v.m() == 0 || v.n() == 0) continue;  // no units
     r.plans[t] = plan_class<BM, BN, Transposed>(v);
     if (!r.plans[t].ok) return fail(r.plans[t].why);
+    // A transposed plan is worth it only where its tiles' rows (the view's N, in boxes: a filter tap's
+    // channels are one box) are at least half real; M in a 128-row tile would be half padding anyway.
+    if (Transposed && 2 * v.n() <= r.plans[t].m.count * BM) return fail("the transposed tiles would be mostly padding");
     if (!r.plans[t].has_k) continue;
     const int o = r.plans[t].a_mn * 2 + r.plans[t].b_mn;
     if (r.orient >= 0 && o != r.orient) return fail("the batch's GEMMs differ in operand orientation");

@@ -17,6 +17,7 @@
 
 #include "../../dsl/support.hpp"
 #include "ops/conv_problem.hpp"
+#include "lowering/gpu/tma_gemm/plan_cache.hpp"
 #include "ops/conv_fwd.hpp"
 #include "ops/convnd_bwd_data.hpp"
 #include "dsl/compose/group_dims.hpp"
@@ -398,4 +399,16 @@ TEST(TmaPlan, TransposedBackwardWeight) {
   EXPECT_TRUE(pt.a_mn);
   EXPECT_TRUE(pt.b_mn);
   check_plan<256, 64>(transposed_views<decltype(wv)>(wv), pt);
+  // The launch takes it only where its rows are mostly real: each 3x3 tap's 64 channels are a box of
+  // their own (a quarter of 256 rows), refused; a 1x1 layer's 256 channels fill the tile, taken.
+  EXPECT_FALSE((tg::tma_gemm::plan_views<256, 64, true>(std::vector<std::remove_const_t<decltype(wv)>>{wv}).ok));
+  p.C = 256, p.filter[0] = p.filter[1] = 1, p.pad_l[0] = p.pad_l[1] = p.pad_r[0] = p.pad_r[1] = 0;
+  const auto xd1 = p.x_desc<2>(), wd1 = p.w_desc<2>(), yd1 = p.y_desc<2>();
+  std::vector<float> x1(static_cast<std::size_t>(xd1.element_space), 1.5f), y1(static_cast<std::size_t>(yd1.element_space), 1.25f),
+      out1(static_cast<std::size_t>(wd1.element_space));
+  const auto wv1 = tg::make_gemm_views(tg::make_view(y1.data(), tg::group_dims(yd1, tg::seq<0>{}, tg::seq<2>{}, tg::seq_cat<tg::seq<1>, spatial>{})),
+                                       tg::make_view(x1.data(), tg::im2col_t<2>(xd1, p.geometry<2>())),
+                                       tg::make_view(out1.data(), tg::group_dims(wd1, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{})));
+  const auto taken = tg::tma_gemm::plan_views<256, 64, true>(std::vector<std::remove_const_t<decltype(wv1)>>{wv1});
+  EXPECT_TRUE(taken.ok) << taken.why;
 }
