@@ -2,7 +2,7 @@
 # On the GPU machine, after a build in build-gpu: Nsight Compute's full set (clocks left alone) on one
 # kernel of each case, a case per line on stdin: NAME KERNEL_REGEX EXAMPLE ARGS... (without --backend
 # and --repeat). Writes $OUT/NAME.txt (the details page and the SASS lines with the most stall samples)
-# and prints each kernel's headline numbers.
+# and prints each kernel's headline numbers; KEEP_REPORT=1 also keeps NAME.ncu-rep and NAME.source.csv.
 #   tools/gpu-profile-cases.sh < cases.txt
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,10 @@ while read -r name kernel ex args; do
   rep=/tmp/prof-$name
   ncu --clock-control none -k "regex:$kernel" -c 1 --set full --import-source no -f -o "$rep" build-gpu/examples/$ex $args --backend gpu --repeat 1 > /dev/null 2>&1
   ncu -i "$rep.ncu-rep" --page details > "$out/$name.txt" 2>&1
+  if [ "${KEEP_REPORT:-0}" = 1 ]; then
+    cp "$rep.ncu-rep" "$out/$name.ncu-rep"
+    ncu -i "$rep.ncu-rep" --page source --csv --print-source sass > "$out/$name.source.csv" 2>&1
+  fi
   echo "== $name: $ex $args" | tee -a "$out/summary.txt"
   grep -E "^  [a-z]|Duration|Registers Per|Executed Ipc Active|DRAM Throughput|L2 Hit Rate|Compute \(SM\) Throughput|Memory Throughput  .*%|Warp Cycles Per Issued" "$out/$name.txt" |
     sed 's/(T1.*//' | cut -c1-140 | tee -a "$out/summary.txt"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# On the GPU machine: build the examples (no tests) and profile one kernel of one example run with
-# Nsight Compute (clocks left alone), writing the details page, the per-instruction SASS stall samples
-# and the kernel's SASS to $OUT (or ./gpu-out).
+# On the GPU machine: build one example (no tests) and profile one kernel of one run of it with
+# Nsight Compute (tools/gpu-profile-cases.sh: clocks left alone), writing the details page with the
+# hottest SASS lines (profile.txt), the report (profile.ncu-rep) and every SASS line's samples
+# (profile.source.csv) to $OUT (or ./gpu-out).
 #   tools/profile.sh KERNEL_REGEX EXAMPLE ARGS...
 #   e.g. tools/profile.sh gemm_kernel convnd_bwd_data 0 1 1 2 1 128 256 128 3 3 71 71 2 2 1 1 1 1 1 1 --layout nhwgc --dtype fp16
 set -uo pipefail
@@ -14,10 +15,6 @@ cmake -S . -B build-gpu -G Ninja -DTG_DEPS_DIR="$PWD/.deps" -DTG_ENABLE_AMD=OFF 
   > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" --target "$example" > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -40; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
-exe=build-gpu/examples/$example
-"$exe" "$@" --backend gpu --repeat 20 | tail -3
-ncu --clock-control none -k "regex:$kernel" -c 1 --set full --import-source no -f -o "$out/profile" "$exe" "$@" --backend gpu --repeat 1 \
-  > "$out/ncu.log" 2>&1 || { tail -20 "$out/ncu.log"; }
-ncu -i "$out/profile.ncu-rep" --page details > "$out/details.txt" 2>&1
-ncu -i "$out/profile.ncu-rep" --page source --csv --print-source sass > "$out/source.csv" 2>&1
+"build-gpu/examples/$example" "$@" --backend gpu --repeat 20 | tail -3
+echo "profile $kernel $example $*" | KEEP_REPORT=1 tools/gpu-profile-cases.sh
 echo "profile: $(( $(date +%s) - t0 )) s"
