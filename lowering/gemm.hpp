@@ -23,6 +23,7 @@ TG_FN gemm_views<A, B, C> make_gemm_views(A a, B b, C c) { return {a, b, c}; }
 // A batch of one GEMM.
 template <class Views>
 struct single_gemm {
+  static constexpr bool one_gemm = true;
   Views v;
   TG_FN index_t count() const { return 1; }
   TG_FN Views views(index_t) const { return v; }
@@ -30,10 +31,12 @@ struct single_gemm {
 template <class Views>
 TG_FN single_gemm<Views> single(Views v) { return {v}; }
 
-template <class Batch>
+// One GEMM (its tile choices differ from a batch's: backward weight's long reductions), by the batch's
+// `one_gemm` flag (single_gemm, and tensor_batch of lowering/gemm_tensors.hpp).
+template <class Batch, class = void>
 struct is_single_gemm : std::false_type {};
-template <class Views>
-struct is_single_gemm<single_gemm<Views>> : std::true_type {};
+template <class Batch>
+struct is_single_gemm<Batch, std::enable_if_t<Batch::one_gemm>> : std::true_type {};
 
 enum class epilogue_op { store, accumulate };
 struct gemm_epilogue {

@@ -5,22 +5,35 @@
 #include "dsl/compose/group_dims.hpp"
 #include "dsl/compose/im2col.hpp"
 #include "lowering/gemm.hpp"
+#include "lowering/gemm_tensors.hpp"
 #include "ops/conv_problem.hpp"
 
 namespace tg::ops {
 // --8<-- [start:op]
 // Per group, y[G, (N, out...), K] = im2col(x)[G, (N, out...), (taps..., C)] * w[G, K, (taps..., C)].
+// The GEMM's views of the tensors x, w, y (channels, dimension 2 of each, contiguous for the GEMM).
+template <int ND>
+struct conv_fwd_rule {
+  static constexpr bool one_gemm = true;
+  window_geometry<ND> g;
+  TG_FN index_t count() const { return 1; }
+  template <class Tensors>
+  TG_FN auto views(const Tensors& ts, index_t) const {
+    using spatial = seq_range<3, 3 + ND>;
+    return make_gemm_views(make_view(ts[0].in(), im2col<ND>(ts[0].desc, g)),                                          // A [G, M, K]
+                           make_view(ts[1].in(), group_dims(ts[1].desc, seq<0>{}, seq<1>{}, seq_cat<spatial, seq<2>>{})),  // B [G, N, K]
+                           make_view(ts[2].data, group_dims(ts[2].desc, seq<0>{}, seq_cat<seq<1>, spatial>{}, seq<2>{})));  // C [G, M, N]
+  }
+};
+
 template <int ND, class T, class Backend>
 void conv_fwd(Backend& be, const conv_problem& p, const T* x, const T* w, T* y, gemm_policy policy = {}) {
   p.validate("conv_fwd", sizeof(T), conv_fwd_tensors);  // messages name x, w and y
   require(p.ndim == ND, "conv_fwd", "ndim", "the problem is " + std::to_string(p.ndim) + "-d");
-  using spatial = seq_range<3, 3 + ND>;
-  const auto a = make_view(x, im2col<ND>(p.x_desc<ND>(), p.geometry<ND>()));                                // A [G, M, K]
-  const auto b = make_view(w, group_dims(p.w_desc<ND>(), seq<0>{}, seq<1>{}, seq_cat<spatial, seq<2>>{}));  // B [G, N, K]
-  const auto c = make_view(y, group_dims(p.y_desc<ND>(), seq<0>{}, seq_cat<seq<1>, spatial>{}, seq<2>{}));  // C [G, M, N]
-  gemm(be, single(make_gemm_views(a, b, c)), gemm_epilogue{}, policy);
+  const auto batch = make_tensor_batch(conv_fwd_rule<ND>{p.geometry<ND>()}, read_tensor(x, p.x_desc<ND>(), 2), read_tensor(w, p.w_desc<ND>(), 2),
+                                       written_tensor(y, p.y_desc<ND>(), 2));
+  gemm(be, batch, gemm_epilogue{}, policy);
 }
-// --8<-- [end:op]
 
 template <class T, class Backend>
 void conv_fwd(Backend& be, const conv_problem& p, const T* x, const T* w, T* y, gemm_policy policy = {}) {

@@ -4,29 +4,34 @@
 #pragma once
 #include "dsl/compose/col2im.hpp"
 #include "lowering/gemm.hpp"
+#include "lowering/gemm_tensors.hpp"
 #include "ops/conv_problem.hpp"
 
 namespace tg::ops {
-// The batch of GEMMs: class t's three views.
-template <int ND, class TDy, class TW, class TDx, class DyD, class WD, class DxD>
-struct col2im_batch {
+// The batch's rule: class t's three views of the tensors dy, w, dx.
+template <int ND>
+struct col2im_rule {
+  static constexpr bool one_gemm = false;
   col2im<ND> classes;
-  const TDy* dy; const TW* w; TDx* dx;
-  DyD dy_desc; WD w_desc; DxD dx_desc;
   TG_FN index_t count() const { return classes.classes(); }
-  TG_FN auto views(index_t t) const {
-    return make_gemm_views(make_view(dy, classes.dy_view(dy_desc, t)), make_view(w, classes.w_view(w_desc, t)),
-                           make_view(dx, classes.dx_view(dx_desc, t)));
+  template <class Tensors>
+  TG_FN auto views(const Tensors& ts, index_t t) const {
+    return make_gemm_views(make_view(ts[0].in(), classes.dy_view(ts[0].desc, t)),
+                           make_view(ts[1].in(), classes.w_view(ts[1].desc, t)),
+                           make_view(ts[2].data, classes.dx_view(ts[2].desc, t)));
   }
 };
+// Channels (dimension 2 of every tensor) are the GEMM's contiguous dimension.
+template <int ND, class T, class Desc>
+auto make_col2im_batch(const window_geometry<ND>& g, const T* dy, const T* w, T* dx, const Desc& dy_d, const Desc& w_d, const Desc& dx_d) {
+  return make_tensor_batch(col2im_rule<ND>{col2im<ND>(g)}, read_tensor(dy, dy_d, 2), read_tensor(w, w_d, 2), written_tensor(dx, dx_d, 2));
+}
 
 template <int ND, class T, class Backend>
 void convnd_bwd_data(Backend& be, const conv_problem& p, const T* dy, const T* w, T* dx, gemm_policy policy = {}) {
   p.validate("convnd_bwd_data", sizeof(T), conv_bwd_data_tensors);
   require(p.ndim == ND, "convnd_bwd_data", "ndim", "the problem is " + std::to_string(p.ndim) + "-d");
-  const col2im_batch<ND, T, T, T, decltype(p.y_desc<ND>()), decltype(p.w_desc<ND>()), decltype(p.x_desc<ND>())> batch{
-      col2im<ND>(p.geometry<ND>()), dy, w, dx, p.y_desc<ND>(), p.w_desc<ND>(), p.x_desc<ND>()};
-  gemm(be, batch, gemm_epilogue{}, policy);
+  gemm(be, make_col2im_batch(p.geometry<ND>(), dy, w, dx, p.y_desc<ND>(), p.w_desc<ND>(), p.x_desc<ND>()), gemm_epilogue{}, policy);
 }
 
 template <class T, class Backend>

@@ -5,18 +5,32 @@
 #include "dsl/compose/group_dims.hpp"
 #include "dsl/compose/im2col.hpp"
 #include "lowering/gemm.hpp"
+#include "lowering/gemm_tensors.hpp"
 #include "ops/conv_problem.hpp"
 
 namespace tg::ops {
+// The GEMM's views of the tensors dy, x, dw (channels, dimension 2 of each, contiguous for the GEMM).
+template <int ND>
+struct conv_bwd_weight_rule {
+  static constexpr bool one_gemm = true;
+  window_geometry<ND> g;
+  TG_FN index_t count() const { return 1; }
+  template <class Tensors>
+  TG_FN auto views(const Tensors& ts, index_t) const {
+    using spatial = seq_range<3, 3 + ND>;
+    return make_gemm_views(make_view(ts[0].in(), group_dims(ts[0].desc, seq<0>{}, seq<2>{}, seq_cat<seq<1>, spatial>{})),
+                           make_view(ts[1].in(), im2col_t<ND>(ts[1].desc, g)),
+                           make_view(ts[2].data, group_dims(ts[2].desc, seq<0>{}, seq<1>{}, seq_cat<spatial, seq<2>>{})));
+  }
+};
+
 template <int ND, class T, class Backend>
 void grouped_conv_bwd_weight(Backend& be, const conv_problem& p, const T* x, const T* dy, T* dw, gemm_policy policy = {}) {
   p.validate("grouped_conv_bwd_weight", sizeof(T), conv_bwd_weight_tensors);
   require(p.ndim == ND, "grouped_conv_bwd_weight", "ndim", "the problem is " + std::to_string(p.ndim) + "-d");
-  using spatial = seq_range<3, 3 + ND>;
-  const auto a = make_view(dy, group_dims(p.y_desc<ND>(), seq<0>{}, seq<2>{}, seq_cat<seq<1>, spatial>{}));
-  const auto b = make_view(x, im2col_t<ND>(p.x_desc<ND>(), p.geometry<ND>()));
-  const auto c = make_view(dw, group_dims(p.w_desc<ND>(), seq<0>{}, seq<1>{}, seq_cat<spatial, seq<2>>{}));
-  gemm(be, single(make_gemm_views(a, b, c)), gemm_epilogue{}, policy);
+  const auto batch = make_tensor_batch(conv_bwd_weight_rule<ND>{p.geometry<ND>()}, read_tensor(dy, p.y_desc<ND>(), 2),
+                                       read_tensor(x, p.x_desc<ND>(), 2), written_tensor(dw, p.w_desc<ND>(), 2));
+  gemm(be, batch, gemm_epilogue{}, policy);
 }
 
 template <class T, class Backend>

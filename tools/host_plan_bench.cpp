@@ -31,8 +31,7 @@ template <int ND>
 void bench(const char* name, const tg::ops::conv_problem& p) {
   static tg::half_t d[1];
   const auto yd = p.y_desc<ND>(), wd = p.w_desc<ND>(), xd = p.x_desc<ND>();
-  const tg::ops::col2im_batch<ND, const tg::half_t, const tg::half_t, tg::half_t, decltype(yd), decltype(wd), decltype(xd)> data{
-      tg::col2im<ND>(p.geometry<ND>()), d, d, d, yd, wd, xd};
+  const auto data = tg::ops::make_col2im_batch(p.geometry<ND>(), d, d, d, yd, wd, xd);
   using spatial = tg::seq_range<3, 3 + ND>;
   const auto weight = tg::single(tg::make_gemm_views(tg::make_view(d, tg::group_dims(yd, tg::seq<0>{}, tg::seq<2>{}, tg::seq_cat<tg::seq<1>, spatial>{})),
                                                      tg::make_view(d, tg::im2col_t<ND>(xd, p.geometry<ND>())),

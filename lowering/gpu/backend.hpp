@@ -58,6 +58,9 @@ struct gpu_backend {
 #endif
   arch::stream_handle stream = nullptr;
   std::shared_ptr<scratch_arena> arena = std::make_shared<scratch_arena>();
+  // Tensor copies a pipeline runs on (lowering/gpu/feature_last.hpp), apart from `arena` so that a
+  // pipeline's own scratch requests cannot hand out (or free) the memory of copies still in use.
+  std::shared_ptr<scratch_arena> copies = std::make_shared<scratch_arena>();
 
   static bool available() { return arch::device_count() > 0; }
   // Multiprocessors (NVIDIA) or compute units (AMD) of the current device, read once.

@@ -1,9 +1,11 @@
 // The GPU GEMM: which pipeline runs a batch. On an sm_90a GPU, 16-bit GEMMs whose operands are TMA
 // boxes (channels-last convolutions: lowering/gpu/boxes.hpp) take the warp-specialized TMA pipeline
 // (lowering/gpu/tma_gemm/); everything else (AMD, sm_80, fp32, views that are not boxes) the cp.async
-// pipeline of gemm.hpp. TG_GEMM_PIPELINE=cp_async forces the latter (A/B runs).
+// pipeline of gemm.hpp. Channels-first tensors go through channels-last copies first (feature_last.hpp).
+// TG_GEMM_PIPELINE=cp_async forces the latter (A/B runs).
 #pragma once
 #include <string>
+#include "lowering/gpu/feature_last.hpp"
 #include "lowering/gpu/gemm.hpp"
 #include "lowering/gpu/path_report.hpp"
 #if defined(__CUDACC__) && !defined(__HIP__)
@@ -13,6 +15,8 @@
 namespace tg {
 template <class Batch>
 void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_policy pol = {}) {
+  // Channels-first tensors: the GEMM on channels-last copies (the same batch type: no new instantiation).
+  if (gemm_on_feature_last_copies(be, batch, ep, [&](const Batch& copies) { gemm(be, copies, ep, pol); })) return;
   std::string why = "HIP build";
 #if defined(__CUDACC__) && !defined(__HIP__)
   if (tma_gemm::run(be, batch, ep, pol, why)) {

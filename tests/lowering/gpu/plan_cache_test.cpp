@@ -72,8 +72,7 @@ template <int ND>
 void check_problem(const tg::ops::conv_problem& p) {
   const auto yd = p.y_desc<ND>(), wd = p.w_desc<ND>(), xd = p.x_desc<ND>();
   check([&](float* d) {
-    return tg::ops::col2im_batch<ND, const float, const float, float, decltype(yd), decltype(wd), decltype(xd)>{
-        tg::col2im<ND>(p.geometry<ND>()), d, d, d, yd, wd, xd};
+    return tg::ops::make_col2im_batch(p.geometry<ND>(), d, d, d, yd, wd, xd);
   }, "backward data");
   using spatial = tg::seq_range<3, 3 + ND>;
   check([&](float* d) {
@@ -100,8 +99,7 @@ TEST(PlanCache, AnotherShapeIsAMiss) {
   std::vector<float> d(1);
   const auto batch_of = [&](const tg::ops::conv_problem& pr) {
     const auto yd = pr.y_desc<2>(), wd = pr.w_desc<2>(), xd = pr.x_desc<2>();
-    return tg::ops::col2im_batch<2, const float, const float, float, decltype(yd), decltype(wd), decltype(xd)>{
-        tg::col2im<2>(pr.geometry<2>()), d.data(), d.data(), d.data(), yd, wd, xd};
+    return tg::ops::make_col2im_batch(pr.geometry<2>(), d.data(), d.data(), d.data(), yd, wd, xd);
   };
   tm::plan_cache_stats a, b;
   (void)tm::plan_views_cached<256, 128>(batch_of(p), &a);

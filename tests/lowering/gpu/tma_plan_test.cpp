@@ -191,8 +191,9 @@ struct plan_backend {
   bool expect = false;
   int planned = 0;
 };
-template <class Views>
-void gemm(plan_backend& be, const tg::single_gemm<Views>& batch, tg::gemm_epilogue, tg::gemm_policy) {
+template <class Batch>
+void gemm(plan_backend& be, const Batch& batch, tg::gemm_epilogue, tg::gemm_policy) {
+  static_assert(tg::is_single_gemm<Batch>::value, "the forward is one GEMM");
   be.planned += check_tiles(batch.views(0), be.expect);
 }
 
@@ -223,8 +224,7 @@ int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool chann
   using spatial = tg::seq_range<3, 3 + ND>;
   int planned = 0;
   {  // backward data: every col2im class
-    const tg::ops::col2im_batch<ND, const float, const float, float, decltype(yd), decltype(wd), decltype(xd)> batch{
-        tg::col2im<ND>(geo), y.data(), w.data(), out.data(), yd, wd, xd};
+    const auto batch = tg::ops::make_col2im_batch(geo, y.data(), w.data(), out.data(), yd, wd, xd);
     for (index_t t = 0; t < batch.count(); ++t) {
       SCOPED_TRACE(::testing::Message() << "backward data, class " << t);
       const auto v = batch.views(t);
@@ -298,8 +298,7 @@ TEST(TmaPlan, SeedBackwardData) {
   const auto yd = p.y_desc<2>();
   const auto wd = p.w_desc<2>();
   const auto xd = p.x_desc<2>();
-  const tg::ops::col2im_batch<2, const float, const float, float, decltype(yd), decltype(wd), decltype(xd)> batch{
-      tg::col2im<2>(p.geometry<2>()), y.data(), w.data(), x.data(), yd, wd, xd};
+  const auto batch = tg::ops::make_col2im_batch(p.geometry<2>(), y.data(), w.data(), x.data(), yd, wd, xd);
   const auto plan = tg::tma_gemm::plan_class<128, 128>(batch.views(0));
   ASSERT_TRUE(plan.ok) << plan.why;
   EXPECT_FALSE(plan.a_mn);
@@ -353,8 +352,7 @@ TEST(TmaPlan, OrientationPerOp) {
   std::vector<float> x(static_cast<std::size_t>(xd.element_space), 1.0f), y(static_cast<std::size_t>(yd.element_space), 1.0f),
       w(static_cast<std::size_t>(wd.element_space), 1.0f), out(1);
   using spatial = tg::seq_range<3, 5>;
-  const tg::ops::col2im_batch<2, const float, const float, float, decltype(yd), decltype(wd), decltype(xd)> data{
-      tg::col2im<2>(p.geometry<2>()), y.data(), w.data(), out.data(), yd, wd, xd};
+  const auto data = tg::ops::make_col2im_batch(p.geometry<2>(), y.data(), w.data(), out.data(), yd, wd, xd);
   const auto pd = tg::tma_gemm::plan_class<256, 128>(data.views(0));
   ASSERT_TRUE(pd.ok) << pd.why;
   EXPECT_FALSE(pd.a_mn);

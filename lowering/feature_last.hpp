@@ -1,0 +1,46 @@
+// The layout arithmetic of running a GEMM on feature-last copies of its tensors (a convolution's
+// channels-first tensors as channels-last ones): which tensors move, the descriptor of each copy, and
+// the rank-6 views the relayout pipeline copies through (one relayout instantiation per element type,
+// the one tg::relayout has, whatever the convolution's rank). Host-testable; the GPU lowering that uses it
+// is lowering/gpu/feature_last.hpp.
+#pragma once
+#include "dsl/descriptor.hpp"
+#include "lowering/gpu/order.hpp"
+
+namespace tg {
+// The step one index along dimension `dim` moves the offset (a plain descriptor's stride).
+template <class Desc>
+index_t stride_of(const Desc& d, int dim) {
+  multi_index<Desc::rank> e{};
+  e[dim] = 1;
+  return d.offset(e) - d.offset(multi_index<Desc::rank>{});
+}
+
+// Whether a copy would help: the feature dimension has more than one element and is not contiguous.
+template <class Desc>
+bool feature_is_strided(const Desc& d, int feature_dim) { return d.length(feature_dim) > 1 && stride_of(d, feature_dim) != 1; }
+
+// The packed tensor of d's lengths with the feature dimension innermost and the others in d's memory
+// order (NCHW -> NHWC, NCDHW -> NDHWC, G K C YX -> G K YX C).
+template <class Desc>
+Desc feature_last(const Desc& d, int feature_dim) {
+  constexpr int R = Desc::rank;
+  const array<int, R> was = memory_order(d);
+  array<int, R> order{};
+  int k = 0;
+  for (int p = 0; p < R; ++p)
+    if (was[p] != feature_dim) order[k++] = was[p];
+  order[R - 1] = feature_dim;
+  return make_ordered_descriptor(d.lengths(), order);
+}
+
+// d as a rank-6 plain descriptor (length-1 dimensions appended), the relayout pipeline's form.
+template <class Desc>
+auto as_rank6(const Desc& d) {
+  constexpr int R = Desc::rank;
+  static_assert(R <= 6, "a convolution tensor has at most 6 dimensions");
+  multi_index<6> len{}, str{};
+  for (int i = 0; i < 6; ++i) len[i] = i < R ? d.length(i) : 1, str[i] = i < R ? stride_of(d, i) : 1;
+  return make_naive_descriptor(as_tuple(len, iota<6>{}), as_tuple(str, iota<6>{}));
+}
+}  // namespace tg

@@ -1,0 +1,45 @@
+// A GEMM batch held as its tensors (pointer and plain descriptor each) and a rule that builds the GEMM
+// views from them. Holding the tensors, not the views, lets a lowering move them as a schedule decides
+// (the GPU lowering runs channels-first convolutions on channels-last copies: lowering/gpu/feature_last.hpp)
+// and rebuild the same views, of the same types, over the copies: no new kernel instantiation.
+#pragma once
+#include <type_traits>
+#include "dsl/tensor_view.hpp"
+
+namespace tg {
+template <class T, class Desc>
+struct gemm_tensor {
+  T* data;          // written only where `written` is set
+  Desc desc;        // a plain (strided) descriptor
+  int feature_dim;  // the dimension the GEMM wants contiguous (a convolution's channels)
+  bool written;
+  TG_FN const T* in() const { return data; }  // a read tensor, as the views take it
+};
+// A tensor the GEMM reads (the pointer's constness is restored by the rule that views it).
+template <class T, class Desc>
+gemm_tensor<T, Desc> read_tensor(const T* data, const Desc& d, int feature_dim) { return {const_cast<T*>(data), d, feature_dim, false}; }
+template <class T, class Desc>
+gemm_tensor<T, Desc> written_tensor(T* data, const Desc& d, int feature_dim) { return {data, d, feature_dim, true}; }
+
+// Rule: count(), views(tensors, t) and `static constexpr bool one_gemm` (a single GEMM, not a batch).
+template <class Rule, class T, class Desc, int N>
+struct tensor_batch {
+  static constexpr bool one_gemm = Rule::one_gemm;
+  static constexpr int tensor_count = N;
+  using tensor = gemm_tensor<T, Desc>;
+  Rule rule;
+  array<tensor, N> tensors;
+  TG_FN index_t count() const { return rule.count(); }
+  TG_FN auto views(index_t t) const { return rule.views(tensors, t); }
+  tensor_batch with_tensors(const array<tensor, N>& moved) const { return {rule, moved}; }
+};
+template <class Rule, class T, class Desc, class... Ts>
+tensor_batch<Rule, T, Desc, 1 + sizeof...(Ts)> make_tensor_batch(const Rule& r, const gemm_tensor<T, Desc>& t0, const Ts&... ts) {
+  return {r, {{t0, ts...}}};
+}
+
+template <class Batch, class = void>
+struct has_gemm_tensors : std::false_type {};
+template <class Batch>
+struct has_gemm_tensors<Batch, std::void_t<decltype(Batch::tensor_count)>> : std::true_type {};
+}  // namespace tg
