@@ -6,7 +6,9 @@
 //   transpose: contiguous along different dimensions: a block per tile of S x S elements spanning both
 //              (S = 8 words of 16 bytes: 64 16-bit or 32 fp32 elements), read in 16-byte words along the
 //              source's contiguous dimension into shared memory, written in 16-byte words along the
-//              destination's. Shared rows are one 4-byte word longer than the tile (pitch P), and for
+//              destination's. A side whose words would not be whole or aligned (an NCHW image of 71x71:
+//              rows of 5041 elements) moves the same runs of V elements one element at a time.
+// Dimensions adjacent in both tensors are merged first (NCHW -> NHWC is a transpose of C against H*W). Shared rows are one 4-byte word longer than the tile (pitch P), and for
 //              16-bit elements threads 4-7 of a row store their word's elements in rotated order (R):
 //              a warp's element stores (phase 1) and loads (phase 2) then fall in distinct banks, which
 //              a pitch alone cannot do for 16-bit elements (the rows a phase-1 instruction writes are 8
@@ -48,6 +50,7 @@ struct plan {
   kind k = kind::none;
   int s_in = -1, d_in = -1;     // the contiguous dimension of the source and of the destination
   int len[max_rank] = {}, ss[max_rank] = {}, ds[max_rank] = {};  // lengths, element strides (src, dst)
+  bool s_words = true, d_words = true;  // 16-byte accesses on the source / destination side (else elements)
   int n_outer = 0;              // the other dimensions, slowest first in the destination
   int outer[max_rank] = {};
   gpu_fast::fast_div outer_div[max_rank] = {};
@@ -66,28 +69,44 @@ plan make_plan(const index_t* len, const index_t* ss, const index_t* ds, index_t
   plan p;
   auto none = [&](std::string w) { p.k = kind::none, why = std::move(w); return p; };
   if (bytes != 2 && bytes != 4) return none("element size");
-  if (!aligned) return none("a pointer is not 16-byte aligned");
   if (src_space >= (index_t{1} << 31) || dst_space >= (index_t{1} << 31)) return none("over 2^31 elements");
   const int V = 16 / bytes;
-  int dims[max_rank], n = 0;
+  int n = 0;
   for (int d = 0; d < R; ++d) {
     if (len[d] == 1) continue;  // moves nothing
     if (len[d] < 1 || ss[d] <= 0 || ds[d] <= 0) return none("an empty dimension or a stride that is not positive");
     if (n == max_rank) return none("more than 8 dimensions longer than 1");
     p.len[n] = static_cast<int>(len[d]), p.ss[n] = static_cast<int>(ss[d]), p.ds[n] = static_cast<int>(ds[d]);
-    dims[n++] = d;
+    ++n;
   }
   if (n == 0) return none("one element");
+  // Merge a dimension b into a whose steps it continues in both tensors (a's stride = b's stride x
+  // b's length on each side): one longer dimension, the same copy.
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (int a = 0; a < n && !merged; ++a)
+      for (int b = 0; b < n && !merged; ++b)
+        if (a != b && p.ss[a] == p.ss[b] * p.len[b] && p.ds[a] == p.ds[b] * p.len[b]) {
+          p.len[b] *= p.len[a];
+          for (int k = a; k + 1 < n; ++k) p.len[k] = p.len[k + 1], p.ss[k] = p.ss[k + 1], p.ds[k] = p.ds[k + 1];
+          --n, merged = true;
+        }
+  }
   for (int d = 0; d < n; ++d) {
     if (p.ss[d] == 1) p.s_in = p.s_in == -1 ? d : -2;
     if (p.ds[d] == 1) p.d_in = p.d_in == -1 ? d : -2;
   }
   if (p.s_in < 0 || p.d_in < 0) return none("no single contiguous dimension");
-  if (p.len[p.s_in] % V != 0 || p.len[p.d_in] % V != 0) return none("a contiguous dimension is not whole 16-byte words");
-  for (int d = 0; d < n; ++d) {
-    if (d != p.s_in && p.ss[d] % V != 0) return none("a source stride is not whole 16-byte words");
-    if (d != p.d_in && p.ds[d] % V != 0) return none("a destination stride is not whole 16-byte words");
-  }
+  // A side moves 16-byte words where every word it touches is whole and aligned.
+  auto words = [&](const int* st, int in) {
+    if (!aligned || p.len[in] % V != 0) return false;
+    for (int d = 0; d < n; ++d)
+      if (d != in && st[d] % V != 0) return false;
+    return true;
+  };
+  p.s_words = words(p.ss, p.s_in), p.d_words = words(p.ds, p.d_in);
+  if (p.s_in == p.d_in && !(p.s_words && p.d_words))
+    return none(aligned ? "rows that are not whole 16-byte words" : "a pointer is not 16-byte aligned");
   for (int d = 0; d < n; ++d)
     if (d != p.s_in && d != p.d_in) p.outer[p.n_outer++] = d;
   for (int a = 1; a < p.n_outer; ++a)  // slowest first in the destination: its stores walk forward
@@ -154,7 +173,13 @@ TG_HD inline void load_tile(const plan& p, const tile_at& at, const T* src, T* s
   for (int r = t / words_per_row; r < G::S; r += rows_per_pass) {
     const int d = at.d0 + r, s = at.s0 + c * G::V;
     if (d >= p.len[p.d_in] || s >= p.len[p.s_in]) continue;
-    const word<T> x = *reinterpret_cast<const word<T>*>(src + at.so + d * p.ss[p.d_in] + s);
+    const T* from = src + at.so + d * p.ss[p.d_in] + s;
+    word<T> x;
+    if (p.s_words) {
+      x = *reinterpret_cast<const word<T>*>(from);
+    } else {
+      TG_UNROLL for (int j = 0; j < G::V; ++j) x.v[j] = s + j < p.len[p.s_in] ? from[j] : T{};
+    }
     const bool rotate = c >= 4;
     TG_UNROLL for (int j = 0; j < G::V; ++j) {
       // A choice between two values, each read at a constant index: x stays in registers (a choice of
@@ -177,7 +202,12 @@ TG_HD inline void store_tile(const plan& p, const tile_at& at, const T* smem, T*
     if (s >= p.len[p.s_in] || d >= p.len[p.d_in]) continue;
     word<T> x;
     TG_UNROLL for (int k = 0; k < G::V; ++k) x.v[k] = smem[q * G::P + c * G::V + k];
-    *reinterpret_cast<word<T>*>(dst + at.dso + s * p.ds[p.s_in] + d) = x;
+    T* to = dst + at.dso + s * p.ds[p.s_in] + d;
+    if (p.d_words) {
+      *reinterpret_cast<word<T>*>(to) = x;
+    } else {
+      TG_UNROLL for (int k = 0; k < G::V; ++k) if (d + k < p.len[p.d_in]) to[k] = x.v[k];
+    }
   }
 }
 }  // namespace tg::relayout_fast

@@ -102,8 +102,10 @@ void check_random(std::mt19937& rng, int& fast) {
     EXPECT_EQ(p.k, rf::kind::none);
     return;
   }
-  const bool expect_fast = pr.len[fs] % V == 0 && pr.len[fd] % V == 0;
-  EXPECT_EQ(p.k == rf::kind::none, !expect_fast);
+  // Contiguous along different dimensions: always a transpose (sides that are not whole words move
+  // elements). Along the same one: rows where the merged rows are whole words, else the generic kernel.
+  if (fs != fd) EXPECT_EQ(p.k, rf::kind::transpose);
+  if (fs == fd && pr.len[fs] % V == 0) EXPECT_EQ(p.k, rf::kind::rows);
   if (p.k == rf::kind::none) return;
   EXPECT_EQ(p.k, fs == fd ? rf::kind::rows : rf::kind::transpose);
   ++fast;
@@ -157,11 +159,24 @@ TEST(RelayoutStrided, ImageLayouts) {
   EXPECT_EQ((plan_for<4, tg::half_t>(to_last, why).k), rf::kind::transpose) << why;
   EXPECT_EQ((plan_for<4, tg::half_t>(to_first, why).k), rf::kind::transpose) << why;
   EXPECT_EQ((plan_for<4, tg::half_t>(same, why).k), rf::kind::rows) << why;
-  // W = 24 is not whole 16-byte words of fp16 along... it is (3 words); W = 7 is not: no fast path.
-  const problem odd{{2, 64, 5, 7}, {0, 1, 2, 3}, {0, 2, 3, 1}};
-  EXPECT_EQ((plan_for<4, tg::half_t>(odd, why).k), rf::kind::none);
+  // H and W are adjacent in both layouts: one dimension of H*W = 120 elements (15 words of fp16).
+  const rf::plan merged = plan_for<4, tg::half_t>(to_last, why);
+  EXPECT_EQ(merged.len[merged.s_in], 5 * 24);
+  EXPECT_TRUE(merged.s_words && merged.d_words);
+  // 5x7 images (35 elements, not whole words; C strides of 35): a transpose that reads elements and
+  // stores words; NCHW -> CNHW keeps rows of 35 (H and W merged): no fast path.
+  const problem odd{{2, 64, 5, 7}, {0, 1, 2, 3}, {0, 2, 3, 1}}, odd_same{{2, 64, 5, 7}, {0, 1, 2, 3}, {1, 0, 2, 3}};
+  const rf::plan po = plan_for<4, tg::half_t>(odd, why);
+  EXPECT_EQ(po.k, rf::kind::transpose) << why;
+  EXPECT_FALSE(po.s_words);
+  EXPECT_TRUE(po.d_words);
+  EXPECT_EQ((plan_for<4, tg::half_t>(odd_same, why).k), rf::kind::none);
   EXPECT_NE(why.find("16-byte"), std::string::npos) << why;
-  EXPECT_EQ((plan_for<4, tg::half_t>(to_last, why, false).k), rf::kind::none);
+  // Unaligned pointers: elements on both sides.
+  const rf::plan pu = plan_for<4, tg::half_t>(to_last, why, false);
+  EXPECT_EQ(pu.k, rf::kind::transpose);
+  EXPECT_FALSE(pu.s_words || pu.d_words);
+  EXPECT_EQ((plan_for<4, tg::half_t>(same, why, false).k), rf::kind::none);
   EXPECT_NE(why.find("aligned"), std::string::npos) << why;
 }
 
