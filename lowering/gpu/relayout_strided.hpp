@@ -7,7 +7,7 @@
 //              (S = 8 words of 16 bytes: 64 16-bit or 32 fp32 elements), read in 16-byte words along the
 //              source's contiguous dimension into shared memory, written in 16-byte words along the
 //              destination's. A side whose words would not be whole or aligned (an NCHW image of 71x71:
-//              rows of 5041 elements) moves the same runs of V elements one element at a time.
+//              rows of 5041 elements) moves single elements, a warp's 32 threads along one row.
 // Dimensions adjacent in both tensors are merged first (NCHW -> NHWC is a transpose of C against H*W). Shared rows are one 4-byte word longer than the tile (pitch P), and for
 //              16-bit elements threads 4-7 of a row store their word's elements in rotated order (R):
 //              a warp's element stores (phase 1) and loads (phase 2) then fall in distinct banks, which
@@ -165,21 +165,24 @@ TG_HD inline tile_at locate_tile(const plan& p, int u, int S) {
   return t;
 }
 
-// Phase 1, thread t: source rows (along d_in) of the tile in 16-byte words along s_in, into smem[s][d].
+// Phase 1, thread t: source rows (along d_in) of the tile in 16-byte words along s_in, into smem[s][d];
+// element sides: consecutive threads read consecutive elements of a row (a warp's read is 32
+// neighbours, 64 or 128 bytes), and their shared stores, P elements apart, fall in distinct banks.
 template <class T>
 TG_HD inline void load_tile(const plan& p, const tile_at& at, const T* src, T* smem, int t) {
   using G = geometry<T>;
+  if (!p.s_words) {
+    for (int i = t; i < G::S * G::S; i += block) {
+      const int r = i / G::S, col = i % G::S, d = at.d0 + r, s = at.s0 + col;
+      if (d < p.len[p.d_in] && s < p.len[p.s_in]) smem[col * G::P + r] = src[at.so + d * p.ss[p.d_in] + s];
+    }
+    return;
+  }
   const int c = t % words_per_row;
   for (int r = t / words_per_row; r < G::S; r += rows_per_pass) {
     const int d = at.d0 + r, s = at.s0 + c * G::V;
     if (d >= p.len[p.d_in] || s >= p.len[p.s_in]) continue;
-    const T* from = src + at.so + d * p.ss[p.d_in] + s;
-    word<T> x;
-    if (p.s_words) {
-      x = *reinterpret_cast<const word<T>*>(from);
-    } else {
-      TG_UNROLL for (int j = 0; j < G::V; ++j) x.v[j] = s + j < p.len[p.s_in] ? from[j] : T{};
-    }
+    const word<T> x = *reinterpret_cast<const word<T>*>(src + at.so + d * p.ss[p.d_in] + s);
     const bool rotate = c >= 4;
     TG_UNROLL for (int j = 0; j < G::V; ++j) {
       // A choice between two values, each read at a constant index: x stays in registers (a choice of
@@ -192,22 +195,25 @@ TG_HD inline void load_tile(const plan& p, const tile_at& at, const T* src, T* s
   }
 }
 
-// Phase 2, thread t: destination rows (along s_in) in 16-byte words along d_in, from smem[s][d].
+// Phase 2, thread t: destination rows (along s_in) in 16-byte words along d_in, from smem[s][d]; element
+// sides as in phase 1 (consecutive threads, consecutive elements of a destination row).
 template <class T>
 TG_HD inline void store_tile(const plan& p, const tile_at& at, const T* smem, T* dst, int t) {
   using G = geometry<T>;
+  if (!p.d_words) {
+    for (int i = t; i < G::S * G::S; i += block) {
+      const int q = i / G::S, col = i % G::S, s = at.s0 + q, d = at.d0 + col;
+      if (s < p.len[p.s_in] && d < p.len[p.d_in]) dst[at.dso + s * p.ds[p.s_in] + d] = smem[q * G::P + col];
+    }
+    return;
+  }
   const int c = t % words_per_row;
   for (int q = t / words_per_row; q < G::S; q += rows_per_pass) {
     const int s = at.s0 + q, d = at.d0 + c * G::V;
     if (s >= p.len[p.s_in] || d >= p.len[p.d_in]) continue;
     word<T> x;
     TG_UNROLL for (int k = 0; k < G::V; ++k) x.v[k] = smem[q * G::P + c * G::V + k];
-    T* to = dst + at.dso + s * p.ds[p.s_in] + d;
-    if (p.d_words) {
-      *reinterpret_cast<word<T>*>(to) = x;
-    } else {
-      TG_UNROLL for (int k = 0; k < G::V; ++k) if (d + k < p.len[p.d_in]) to[k] = x.v[k];
-    }
+    *reinterpret_cast<word<T>*>(dst + at.dso + s * p.ds[p.s_in] + d) = x;
   }
 }
 }  // namespace tg::relayout_fast

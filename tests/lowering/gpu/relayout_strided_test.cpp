@@ -202,8 +202,28 @@ void check_banks() {
                                         << phase + 1 << ": bank " << bank << " holds " << words.size() << " words";
         }
 }
+// The element sides: a warp's 32 consecutive elements of one row; phase 1 stores them P apart, phase 2
+// loads them side by side.
+template <class T>
+void check_element_banks() {
+  using G = rf::geometry<T>;
+  for (int i0 = 0; i0 < G::S * G::S; i0 += 32)
+    for (int phase = 0; phase < 2; ++phase) {
+      std::map<int, std::set<long>> words_by_bank;
+      for (int lane = 0; lane < 32; ++lane) {
+        const int i = i0 + lane, row = i / G::S, col = i % G::S;
+        const long elem = phase == 0 ? static_cast<long>(col) * G::P + row : static_cast<long>(row) * G::P + col;
+        const long w = elem * static_cast<long>(sizeof(T)) / 4;
+        words_by_bank[static_cast<int>(w % 32)].insert(w);
+      }
+      for (const auto& [bank, words] : words_by_bank)
+        EXPECT_EQ(words.size(), 1u) << sizeof(T) << "-byte elements, element " << i0 << " phase " << phase + 1 << ": bank " << bank;
+    }
+}
 TEST(RelayoutStrided, SharedTileWithoutBankConflicts) {
   check_banks<tg::half_t>();
   check_banks<float>();
+  check_element_banks<tg::half_t>();
+  check_element_banks<float>();
 }
 }  // namespace
