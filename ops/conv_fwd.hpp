@@ -34,6 +34,7 @@ void conv_fwd(Backend& be, const conv_problem& p, const T* x, const T* w, T* y, 
                                        written_tensor(y, p.y_desc<ND>(), 2));
   gemm(be, batch, gemm_epilogue{}, policy);
 }
+// --8<-- [end:op]
 
 template <class T, class Backend>
 void conv_fwd(Backend& be, const conv_problem& p, const T* x, const T* w, T* y, gemm_policy policy = {}) {
