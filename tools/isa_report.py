@@ -81,8 +81,9 @@ def unit_of(name_or_path):
 
 def classify(d, unit="ops"):
     """(kind, op, detail) of a kernel from its demangled name: the kernel template names the pipeline,
-    and its template arguments name the op (col2im_batch: convnd_bwd_data, single_gemm:
-    grouped_conv_bwd_weight, the window routes, the groupnorm functors). Both convolutions' single GEMMs
+    and its template arguments name the op (tensor_batch's rule: col2im_rule, conv_fwd_rule,
+    conv_bwd_weight_rule; col2im_batch and single_gemm for older builds; the window routes, the
+    groupnorm functors). Both convolutions' single GEMMs
     are single_gemm over im2col views; the forward's are told apart by their unit (unit_of)."""
     kinds = (("gpu_gemm::gemm_kernel<", "gemm"), ("gpu_gemm::splitk_reduce_kernel<", "split-K reduce"),
              ("gpu_gemm::fill_kernel<", "fill"), ("gpu_gemm::gemm_small_kernel<", "small-M gemm"),
@@ -96,9 +97,13 @@ def classify(d, unit="ops"):
     kind = next((k for key, k in kinds if key in d), "other")
     op, detail = "?", ""
     if kind in ("gemm", "split-K reduce", "fill", "small-M gemm", "k entries", "k tiles", "views"):
-        m = re.search(r"col2im_batch<(\d+),", d)
+        m = re.search(r"col2im_(?:batch|rule)<(?:\(int\))?(\d+)[,>]", d)
+        rule = re.search(r"conv_(fwd|bwd_weight)_rule<(?:\(int\))?(\d+)>", d)  # tensor_batch's rule names the op
         if m:
             op, detail = "convnd_bwd_data", f"col2im {m.group(1)}D"
+        elif rule:
+            op = "conv_fwd" if rule.group(1) == "fwd" else "grouped_conv_bwd_weight"
+            detail = f"im2col {rule.group(2)}D"
         elif "single_gemm<" in d or kind == "small-M gemm":  # the small-M kernel takes single GEMMs' views
             arity = _first_tuple_arity(d, "merge<")
             op = "conv_fwd" if unit == "conv_fwd" else "grouped_conv_bwd_weight"
