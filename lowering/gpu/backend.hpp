@@ -16,14 +16,29 @@
 #endif
 
 namespace tg {
+// Memory a framework lends for scratch (the PyTorch extension: its caching allocator), so that the
+// framework accounts for it and can reuse it. A loan is taken per request, on the call's stream, and
+// returned when the call ends (gpu_backend::end_call): stream order makes the memory safe to lend
+// again to later work on that stream, as with the framework's own temporary buffers.
+struct scratch_lender {
+  virtual ~scratch_lender() = default;
+  virtual void* lend(std::size_t bytes, arch::stream_handle s) = 0;  // throws when it cannot
+  virtual void take_back(void* p) = 0;
+};
+
 // Scratch memory for pipelines (split-K workspaces, per-row sums): one device allocation reused
 // across calls, so a steady state makes no cudaMalloc/cudaFree (both synchronise the device).
 // It is handed out front to back; when a request does not fit, the stream is drained first, so no
-// kernel still reads the memory that is handed out again.
+// kernel still reads the memory that is handed out again. With a lender, every request is a loan
+// instead, held until end_call().
 class scratch_arena {
  public:
   void* take(std::size_t bytes, arch::stream_handle s) {
     bytes = (bytes + 255) / 256 * 256;
+    if (lender_) {
+      loans_.push_back(lender_->lend(bytes > 0 ? bytes : 256, s));
+      return loans_.back();
+    }
     if (used_ + bytes > buf_.size()) {
       if (s) TG_CHECK(TG_RT(StreamSynchronize)(s)); else arch::synchronize();
       if (bytes > buf_.size()) {
@@ -39,9 +54,23 @@ class scratch_arena {
     used_ += bytes;
     return p;
   }
+  void lend_from(std::shared_ptr<scratch_lender> l) {
+    end_call();
+    lender_ = std::move(l);
+  }
+  // Returns the call's loans (nothing to do for the arena's own buffer, which stays for the next call).
+  void end_call() {
+    for (void* p : loans_) lender_->take_back(p);
+    loans_.clear();
+  }
+  std::size_t loans() const { return loans_.size(); }
+  std::size_t own_bytes() const { return buf_.size(); }  // the arena's own buffer (none while lent to)
+
  private:
   arch::device_buffer<unsigned char> buf_;
   std::size_t used_ = 0;
+  std::shared_ptr<scratch_lender> lender_;
+  std::vector<void*> loans_;
 };
 
 template <class T>
@@ -62,6 +91,17 @@ struct gpu_backend {
   // pipeline's own scratch requests cannot hand out (or free) the memory of copies still in use.
   std::shared_ptr<scratch_arena> copies = std::make_shared<scratch_arena>();
 
+  // Scratch from a framework's allocator from now on (both arenas); each call must then end with
+  // end_call(), which returns that call's loans (scratch_call does it on scope exit).
+  void lend_scratch_from(std::shared_ptr<scratch_lender> l) const {
+    arena->lend_from(l);
+    copies->lend_from(std::move(l));
+  }
+  void end_call() const {
+    arena->end_call();
+    copies->end_call();
+  }
+
   static bool available() { return arch::device_count() > 0; }
   // Multiprocessors (NVIDIA) or compute units (AMD) of the current device, read once.
   int processors() const {
@@ -76,6 +116,16 @@ struct gpu_backend {
   template <class T>
   void download(const arch::device_buffer<T>& b, std::vector<T>& out) const { b.download(out, stream); arch::synchronize(); }
   void synchronize() const { arch::synchronize(); }
+};
+
+// One op call on a backend whose scratch is lent (gpu_backend::lend_scratch_from): the loans go back
+// when the call's scope ends, thrown out of or not (its kernels are queued on the stream by then).
+struct scratch_call {
+  const gpu_backend& be;
+  explicit scratch_call(const gpu_backend& b) : be(b) {}
+  scratch_call(const scratch_call&) = delete;
+  scratch_call& operator=(const scratch_call&) = delete;
+  ~scratch_call() { be.end_call(); }
 };
 
 // Grid for n independent items at `block` threads each, capped so that a grid-stride loop covers the rest.

@@ -3,6 +3,7 @@
 // tilegrad's problem structs and raw pointers cross it, so the op programs' translation units never
 // see a PyTorch header and the PyTorch one never instantiates an op program.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include "ops/avgpool3d_bwd.hpp"
 #include "ops/conv_problem.hpp"
@@ -12,11 +13,14 @@
 namespace tg::torch_ext {
 enum class dtype { f32, f16, bf16 };
 
-// Where an op runs: the host backend, or a CUDA device and stream (a cudaStream_t) of PyTorch's.
+// Where an op runs: the host backend, or a CUDA device and stream (a cudaStream_t) of PyTorch's, with
+// the allocator that lends the GPU backend its scratch (PyTorch's caching allocator).
 struct place {
   bool cuda = false;
   int device = 0;
   void* stream = nullptr;
+  void* (*lend)(std::size_t bytes, void* stream) = nullptr;
+  void (*take_back)(void* p) = nullptr;
 };
 
 // One function per op; each exists for the host backend (namespace host) and, in builds with the

@@ -1,7 +1,7 @@
 // The five op programs on the GPU backend, for the extension's CUDA tensors: host code (built by the
 // host compiler) that reaches the instantiations compiled by nvcc in instances/ through
 // instances/gpu_ops.hpp's extern templates. Each call runs on the caller's CUDA stream (PyTorch's current
-// stream) with one backend, and so one scratch arena, per (device, stream).
+// stream), its scratch lent by PyTorch's caching allocator.
 #include <map>
 #include <mutex>
 #include <utility>
@@ -10,23 +10,40 @@
 
 namespace tg::torch_ext::gpu {
 namespace {
-// The arena hands memory out front to back and drains only its own stream before reusing it, so two
-// streams must never share one: a backend per (device, stream), kept for the life of the process.
+// PyTorch's caching allocator, through the bridge's function pointers (this unit sees no PyTorch header).
+struct framework_lender final : scratch_lender {
+  void* (*lend_fn)(std::size_t, void*);
+  void (*take_back_fn)(void*);
+  framework_lender(void* (*l)(std::size_t, void*), void (*t)(void*)) : lend_fn(l), take_back_fn(t) {}
+  void* lend(std::size_t bytes, arch::stream_handle s) override { return lend_fn(bytes, static_cast<void*>(s)); }
+  void take_back(void* p) override { take_back_fn(p); }
+};
+
+// A backend per (device, stream), kept for the life of the process. Its scratch is lent by PyTorch's
+// allocator where the place names one (the extension always does) and returned at the end of each call;
+// otherwise it is the backend's own arena, which drains only its own stream before reusing memory, so
+// two streams must never share one.
 gpu_backend& backend_for(const place& at) {
   static std::mutex m;
   static std::map<std::pair<int, void*>, gpu_backend> backends;
   std::lock_guard<std::mutex> lock(m);
   auto [it, fresh] = backends.try_emplace({at.device, at.stream});
-  if (fresh) it->second.stream = static_cast<arch::stream_handle>(at.stream);
+  if (fresh) {
+    it->second.stream = static_cast<arch::stream_handle>(at.stream);
+    if (at.lend && at.take_back) it->second.lend_scratch_from(std::make_shared<framework_lender>(at.lend, at.take_back));
+  }
   return it->second;
 }
-// Runs f(backend) on the place's device; one op at a time per process (the arena is not thread-safe).
+// Runs f(backend) on the place's device; one op at a time per process (the backends are not
+// thread-safe); the call's scratch goes back to the allocator when it returns or throws.
 template <class F>
 void run(const place& at, F&& f) {
   static std::mutex one_at_a_time;
   std::lock_guard<std::mutex> lock(one_at_a_time);
   if (arch::current_device() != at.device) arch::set_device(at.device);
-  f(backend_for(at));
+  gpu_backend& be = backend_for(at);
+  scratch_call call(be);
+  f(be);
 }
 }  // namespace
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #if defined(TG_TORCH_CUDA)
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
@@ -156,6 +157,15 @@ dtype dtype_of(const Tensor& t) {
   }
 }
 
+#if defined(TG_TORCH_CUDA)
+// The GPU backend's scratch comes from PyTorch's caching allocator (counted in torch.cuda.memory_stats,
+// reused by later work on the stream): a loan per request, taken back when the op call ends.
+void* lend_scratch(std::size_t bytes, void* stream) {
+  return c10::cuda::CUDACachingAllocator::raw_alloc_with_stream(bytes, static_cast<cudaStream_t>(stream));
+}
+void take_back_scratch(void* p) { c10::cuda::CUDACachingAllocator::raw_delete(p); }
+#endif
+
 // Where the tensors live, and (for CUDA) a guard that makes their device current.
 struct where {
   place at;
@@ -169,6 +179,8 @@ struct where {
     at.device = t.get_device();
     guard.emplace(t.device());
     at.stream = c10::cuda::getCurrentCUDAStream(t.get_device()).stream();
+    at.lend = lend_scratch;
+    at.take_back = take_back_scratch;
 #else
     not_implemented(op, name, "is a CUDA tensor, but this tilegrad was built without GPU support (it needs the NVIDIA targets and a CUDA-enabled PyTorch)");
 #endif

@@ -236,7 +236,7 @@ def test_current_stream(gen):
 
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):
-        run()  # first use of this stream: tilegrad's scratch arena for it is allocated (draining the stream) here
+        run()  # first use of this stream (tilegrad's backend for it is made here)
     side.synchronize()
     with torch.cuda.stream(side):
         torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time before the inputs are written
@@ -251,3 +251,25 @@ def test_current_stream(gen):
     scale_x, scale_w = conv_reference(x64.abs(), w64.abs(), dy64.abs(), [2, 2], [1, 1], [1, 1], [1, 1], 1)
     assert_close("dw", dw, dw_ref, scale_w, torch.float32, "cuda", gemm=True)
     assert_close("dx", dx_conv, dx_ref, scale_x, torch.float32, "cuda", gemm=True)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(CUDA_SKIP is not None, reason=str(CUDA_SKIP))
+def test_scratch_from_caching_allocator(gen):
+    """The GPU backend's scratch is lent by PyTorch's caching allocator and returned when the call ends: a
+    channels-first fp16 convolution runs on channels-last copies of dy, w and dx (scratch), so the peak that
+    PyTorch counts during the call holds them, and afterwards only the output is still allocated."""
+    dy, _ = rand([4, 64, 30, 30], gen, torch.float16, "cuda")
+    w, _ = rand([64, 32, 3, 3], gen, torch.float16, "cuda")
+    x_shape = [4, 32, 61, 61]
+    ops.conv_bwd_data(dy, w, x_shape, [2, 2], [1, 1], [1, 1], 1)  # warm-up: plans and the allocator's pools
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    dx = ops.conv_bwd_data(dy, w, x_shape, [2, 2], [1, 1], [1, 1], 1)
+    torch.cuda.synchronize()
+    copies = (dy.numel() + w.numel() + dx.numel()) * dy.element_size()
+    assert torch.cuda.max_memory_allocated() - before >= dx.numel() * dx.element_size() + copies, \
+        "the channels-last copies were not taken from PyTorch's allocator"
+    held, dx_bytes = torch.cuda.memory_allocated() - before, dx.numel() * dx.element_size()
+    assert dx_bytes <= held < dx_bytes + 4096, f"{held} bytes held after the call: scratch not returned"  # blocks round up
