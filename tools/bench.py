@@ -4,13 +4,19 @@ convolution against cuDNN's forward, aten.convolution), in one GPU session.
 For each case PyTorch draws the inputs; tilegrad's example reads the same bytes (--load), runs and times
 its op (--time), writes its outputs (--save); PyTorch runs and times its own op on the same tensors and
 the outputs are compared. Writes bench.json and bench.md to the output folder.
-Usage: bench.py BUILD_DIR OUT_DIR [--quick] [--channels-last] [--layers] [--only=OP[,OP...]]"""
+Usage: bench.py BUILD_DIR OUT_DIR [--quick] [--channels-last] [--layers] [--only=OP[,OP...]] [--dtypes=fp16,bf16,fp32]
+(--quick: fp16 only; the default: fp16 and fp32; --dtypes names them)"""
 import json, os, re, statistics, subprocess, sys, tempfile, datetime
 import torch
 
 build, out = sys.argv[1], sys.argv[2]
 quick = "--quick" in sys.argv
 only = [o for a in sys.argv if a.startswith("--only=") for o in a[len("--only="):].split(",")]
+DTYPE_NAMES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
+named = [d for a in sys.argv if a.startswith("--dtypes=") for d in a[len("--dtypes="):].split(",")]
+for d in named:
+    if d not in DTYPE_NAMES: sys.exit(f"bench.py: --dtypes: unknown dtype {d!r} (fp16, bf16, fp32)")
+dtypes = [DTYPE_NAMES[d] for d in named] or ([torch.float16] if quick else [torch.float16, torch.float32])
 layouts = [False, True] if "--channels-last" not in sys.argv else [True]  # --channels-last: skip channels-first cases
 dev = "cuda"
 torch.backends.cudnn.benchmark = True
@@ -204,7 +210,7 @@ def main():
     ]
     if "--layers" in sys.argv:  # issue 16's real-network layers (channels-last is what they target)
         cases += resnet_layers()
-    for dt in ((torch.float16,) if quick else (torch.float16, torch.float32)):
+    for dt in dtypes:
         for chl in layouts:
             for op, c in cases:
                 if only and op not in only:
