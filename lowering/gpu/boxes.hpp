@@ -151,12 +151,17 @@ struct extents {
 // One operand's boxes for tiles of given extents: the TMA box, the orientation of the shared tile
 // (K-major: [rows][64 k]; MN-major: [k][64 rows] per box), and the smem order of the other side's
 // spanned digits (fastest first), which both operands sharing that dimension must agree on.
+// An MN-major tile of more than 64 rows is several boxes: the next 64 of the contiguous digit, or,
+// where that digit is only 64 long (a filter tap's 64 channels), the next values of one other row
+// digit (box i at the tap after box i-1's), so that a 128- or 256-row tile is not mostly padding.
 struct operand_boxes {
   bool ok = false;
   std::string why;
   arch::tma_box box;
   bool mn_major = false;
-  int boxes = 1;                          // loads along axis 0 per stage, swizzle_elems apart
+  int boxes = 1;                          // loads per stage (MN-major), box_step apart
+  int box_step[max_rank] = {};            // coordinates from one box to the next
+  int step_digit = -1;                    // the row digit boxes step along (-1: the contiguous one)
   int step[3][max_digits][max_rank] = {};  // coordinate step per unit digit, per axis
   int base[max_rank] = {};
   int n_order = 0, order[max_digits] = {};  // spanned digits of the non-contiguous side, smem-fastest first
@@ -176,7 +181,17 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
   if (inner_dim < 0) return fail("the contiguous axis is not a row or k digit");
   r.mn_major = inner_dim == 1;
   r.boxes = r.mn_major ? rows / swizzle_elems : 1;
-  if (ext[inner_dim]->e[inner_p] != swizzle_elems * r.boxes) return fail("the tile does not span 128 bytes of the contiguous digit");
+  if (r.boxes > 1 && ext[inner_dim]->e[inner_p] == swizzle_elems) {  // boxes along another row digit
+    for (int p = 0; p < d.count[1]; ++p)
+      if (p != inner_p && ext_rows.e[p] > 1) {
+        if (r.step_digit >= 0 || ext_rows.e[p] != r.boxes) return fail("the boxes of a tile step along more than one digit");
+        if (ax.axis[1][p] < 0) return fail("the boxes of a tile step along a digit that moves nothing");
+        r.step_digit = p;
+      }
+    if (r.step_digit < 0) return fail("the tile does not span 128 bytes of the contiguous digit");
+  } else if (ext[inner_dim]->e[inner_p] != swizzle_elems * r.boxes) {
+    return fail("the tile does not span 128 bytes of the contiguous digit");
+  }
   r.box.rank = ax.tensor.rank;
   r.box.base = ax.tensor.base;
   for (int a = 0; a < r.box.rank; ++a) {
@@ -192,6 +207,7 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
       if (a >= 0) r.step[dim][p][a] = ax.coef[dim][p];
       const int e = dim == 0 ? 1 : ext[dim]->e[p];
       if (dim == inner_dim && p == inner_p) continue;
+      if (dim == 1 && p == r.step_digit) continue;  // moves the boxes, not within one
       if (e == 1) continue;
       if (dim == inner_dim) return fail("the contiguous side of a tile spans more than one digit");
       if (a < 0) return fail("a tile spans a digit that moves nothing");
@@ -201,6 +217,8 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
       used[a] = true;
       r.box.box[a] = e * c, r.box.elem_stride[a] = c;
     }
+  if (r.step_digit >= 0) r.box_step[ax.axis[1][r.step_digit]] = ax.coef[1][r.step_digit];
+  else r.box_step[0] = swizzle_elems;
   const int other = 3 - inner_dim;
   for (int a = 1; a < r.box.rank; ++a)  // smem order: axes ascending
     for (int p = 0; p < d.count[other]; ++p)

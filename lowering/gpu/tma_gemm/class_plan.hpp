@@ -78,6 +78,24 @@ inline boxes::extents only(int p, int e) {
   return x;
 }
 
+// An MN-major operand's row extents for `rows`-row tiles: its contiguous digit over the whole tile, or
+// 64 of it and the rest over one other row digit (boxes.hpp: a box per filter tap where a tap has 64
+// channels), whichever covers the rows with less padding (ties: the contiguous digit alone).
+inline boxes::extents mn_rows(const boxes::view_axes& x, const boxes::view_digits& d, int inner, const boxes::extents& ek, int rows) {
+  auto cover = [](index_t len, int e) { return static_cast<double>(ceil_div(len, index_t{e}) * e) / static_cast<double>(len > 0 ? len : 1); };
+  boxes::extents best = only(inner, rows);
+  double best_cover = cover(d.length[1][inner], rows);
+  if (rows <= boxes::swizzle_elems) return best;
+  for (int q = 0; q < d.count[1]; ++q) {
+    if (q == inner || d.length[1][q] <= 1) continue;
+    boxes::extents e = only(inner, boxes::swizzle_elems);
+    e.e[q] = rows / boxes::swizzle_elems;
+    const double c = cover(d.length[1][inner], boxes::swizzle_elems) * cover(d.length[1][q], e.e[q]);
+    if (c < best_cover - 1e-12 && boxes::boxes_of(x, d, e, ek, rows).ok) best = e, best_cover = c;
+  }
+  return best;
+}
+
 // C's digits with its rows and columns exchanged (C^T).
 inline boxes::view_digits transposed(boxes::view_digits d) {
   std::swap(d.count[1], d.count[2]);
@@ -182,8 +200,8 @@ class_plan plan_class(const Views& v) {
     }
     auto m_fits = [&](const extents& e) { return boxes_of(xa, da, e, ek, BM).ok; };
     auto n_fits = [&](const extents& e) { return boxes_of(xb, db, e, ek, BN).ok; };
-    if (r.a_mn) em = detail::only(pa, BM); else if (!choose_extents(da.length[1], da.count[1], BM, m_fits, em)) return fail("no M tile is a box of A");
-    if (r.b_mn) en = detail::only(pb, BN); else if (!choose_extents(db.length[1], db.count[1], BN, n_fits, en)) return fail("no N tile is a box of B");
+    if (r.a_mn) em = detail::mn_rows(xa, da, pa, ek, BM); else if (!choose_extents(da.length[1], da.count[1], BM, m_fits, em)) return fail("no M tile is a box of A");
+    if (r.b_mn) en = detail::mn_rows(xb, db, pb, ek, BN); else if (!choose_extents(db.length[1], db.count[1], BN, n_fits, en)) return fail("no N tile is a box of B");
     r.a = boxes_of(xa, da, em, ek, BM);
     r.b = boxes_of(xb, db, en, ek, BN);
     if (!r.a.ok) return fail("A: " + r.a.why);
@@ -193,10 +211,12 @@ class_plan plan_class(const Views& v) {
       for (int i = 0; same && i < r.a.n_order; ++i) same = r.a.order[i] == r.b.order[i];
       if (!same) return fail("A and B order the k-tile's rows differently");
     }
-    const int inner_a[1] = {pa}, inner_b[1] = {pb};
+    // An MN-major tile's rows in smem: the contiguous digit fastest, then the digit its boxes step along.
+    const int inner_a[2] = {pa, r.a.step_digit}, inner_b[2] = {pb, r.b.step_digit};
+    const int n_inner_a = r.a.step_digit >= 0 ? 2 : 1, n_inner_b = r.b.step_digit >= 0 ? 2 : 1;
     std::string why;
-    if (!detail::fill_digits(da, 1, em, r.a_mn ? inner_a : r.a.order, r.a_mn ? 1 : r.a.n_order, r.m, why) ||
-        !detail::fill_digits(db, 1, en, r.b_mn ? inner_b : r.b.order, r.b_mn ? 1 : r.b.n_order, r.n, why) ||
+    if (!detail::fill_digits(da, 1, em, r.a_mn ? inner_a : r.a.order, r.a_mn ? n_inner_a : r.a.n_order, r.m, why) ||
+        !detail::fill_digits(db, 1, en, r.b_mn ? inner_b : r.b.order, r.b_mn ? n_inner_b : r.b.n_order, r.n, why) ||
         !detail::fill_digits(da, 2, ek, r.a_mn ? r.a.order : inner_a, r.a_mn ? r.a.n_order : 1, r.k, why))
       return fail(why);
     r.ok = true;

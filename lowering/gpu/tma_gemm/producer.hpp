@@ -22,7 +22,9 @@ __device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* ful
   constexpr int box_elems = boxes::swizzle_elems * boxes::swizzle_elems;  // an MN-major box: 64 k x 64 rows
   constexpr int most = (P::BM > P::BN ? P::BM : P::BN) / boxes::swizzle_elems;
   TG_UNROLL for (int i = 0; i < most; ++i)
-    if (i < o.boxes) arch::tma_load(dst + i * box_elems, &o.map, full, o.rank, x[0] + i * boxes::swizzle_elems, x[1], x[2], x[3], x[4]);
+    if (i < o.boxes)
+      arch::tma_load(dst + i * box_elems, &o.map, full, o.rank, x[0] + i * o.box_step[0], x[1] + i * o.box_step[1], x[2] + i * o.box_step[2],
+                     x[3] + i * o.box_step[3], x[4] + i * o.box_step[4]);
 }
 
 template <class E, class P>

@@ -77,15 +77,18 @@ std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, inde
       const int r = ob.mn_major ? i * BK + l % BK : l / BK, k = ob.mn_major ? l / BK : l % BK;
       t[static_cast<std::size_t>(r) * BK + k] = val;
     }
-    x[0] += BK;
+    for (int a = 0; a < tg::boxes::max_rank; ++a) x[a] += ob.box_step[a];
   }
   return t;
 }
+
+int stepped_plans = 0;  // plans checked whose boxes step along a digit other than the contiguous one
 
 // Every element of every tile of the plan against the views.
 template <int BM, int BN, class Views>
 void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   ASSERT_TRUE(p.ok) << p.why;
+  stepped_plans += p.a.step_digit >= 0 || p.b.step_digit >= 0;
   const index_t G = p.groups;
   long long checked = 0;
   for (index_t g = 0; g < G; ++g)
@@ -278,7 +281,11 @@ void check_random(tg::ops::conv_layout layout, index_t channel_unit, bool expect
 
 using L = tg::ops::conv_layout;
 TEST(TmaPlan, ChannelsLast1D) { check_random<1>(L::nhwgc, 64, true); }
-TEST(TmaPlan, ChannelsLast2D) { check_random<2>(L::nhwgc, 64, true); }
+TEST(TmaPlan, ChannelsLast2D) {
+  const int before = stepped_plans;
+  check_random<2>(L::nhwgc, 64, true);
+  EXPECT_GT(stepped_plans, before) << "no plan had boxes stepping along a filter tap: the random problems no longer test them";
+}
 TEST(TmaPlan, ChannelsLast3D) { check_random<3>(L::nhwgc, 64, true); }
 TEST(TmaPlan, GroupsFirst2D) { check_random<2>(L::gnhwc, 64, true); }
 // Odd channel counts and channels-first: whatever plans exist must be right (most are refused).
@@ -397,9 +404,19 @@ TEST(TmaPlan, TransposedBackwardWeight) {
   EXPECT_TRUE(pt.a_mn);
   EXPECT_TRUE(pt.b_mn);
   check_plan<256, 64>(transposed_views<decltype(wv)>(wv), pt);
-  // The launch takes it only where its rows are mostly real: each 3x3 tap's 64 channels are a box of
-  // their own (a quarter of 256 rows), refused; a 1x1 layer's 256 channels fill the tile, taken.
-  EXPECT_FALSE((tg::tma_gemm::plan_views<256, 64, true>(std::vector<std::remove_const_t<decltype(wv)>>{wv}).ok));
+  // A 3x3 tap's 64 channels are one box; a tile's 256 rows are 4 boxes stepping along a tap digit (4 taps
+  // of a row of 3: 3 of 4 boxes real), not 256 channels of which 64 exist: taken.
+  EXPECT_EQ(pt.a.boxes, 4);
+  EXPECT_GE(pt.a.step_digit, 0);
+  EXPECT_EQ(pt.m.count, 3);
+  EXPECT_TRUE((tg::tma_gemm::plan_views<256, 64, true>(std::vector<std::remove_const_t<decltype(wv)>>{wv}).ok));
+  // Untransposed, dW's 128 columns are 2 taps of 64 channels likewise.
+  const auto pu = tg::tma_gemm::plan_class<128, 128>(wv);
+  ASSERT_TRUE(pu.ok) << pu.why;
+  EXPECT_EQ(pu.b.boxes, 2);
+  EXPECT_GE(pu.b.step_digit, 0);
+  check_plan<128, 128>(wv, pu);
+  // A 1x1 layer's 256 channels fill the tile along the channels alone.
   p.C = 256, p.filter[0] = p.filter[1] = 1, p.pad_l[0] = p.pad_l[1] = p.pad_r[0] = p.pad_r[1] = 0;
   const auto xd1 = p.x_desc<2>(), wd1 = p.w_desc<2>(), yd1 = p.y_desc<2>();
   std::vector<float> x1(static_cast<std::size_t>(xd1.element_space), 1.5f), y1(static_cast<std::size_t>(yd1.element_space), 1.25f),
