@@ -3,12 +3,18 @@
 // that neighbouring threads touch neighbouring addresses in every layout.
 #pragma once
 #include "dsl/index_space.hpp"
+#include "dsl/number.hpp"
 
 namespace tg {
 template <class Desc>
 array<int, Desc::rank> memory_order(const Desc& d) {
   constexpr int R = Desc::rank;
   array<int, R> order{};
+  for (int i = 0; i < R; ++i) order[i] = i;
+  // An empty view (a col2im class with no rows) has no element to probe: its offsets may divide by its
+  // zero lengths. Any order walks its no elements.
+  for (int i = 0; i < R; ++i)
+    if (d.length(i) == 0) return order;
   index_t dist[R > 0 ? R : 1];
   const index_t o = d.offset(multi_index<R>{});
   for (int i = 0; i < R; ++i) {

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <optional>
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -32,12 +31,13 @@ namespace {
 using at::IntArrayRef;
 using at::Tensor;
 
+// No iostreams in the extension: where a toolchain links parts of its own C++ runtime into the library
+// (seen on the GPU machine: a stream insertion crashed in the library's copy of the locale code), they
+// would run beside the interpreter's.
 std::string str(IntArrayRef v) {
-  std::ostringstream s;
-  s << "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
-  s << "]";
-  return s.str();
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
 }
 
 // Every error names the op and the parameter first: "tilegrad.<op>: <parameter>: <why>".
