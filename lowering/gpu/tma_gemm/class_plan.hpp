@@ -8,6 +8,7 @@
 #include <utility>
 #include "lowering/gemm.hpp"
 #include "lowering/gpu/boxes.hpp"
+#include "lowering/gpu/tma_gemm/plan.hpp"
 
 namespace tg::tma_gemm {
 constexpr int nd = boxes::max_digits;
@@ -85,7 +86,7 @@ inline boxes::extents mn_rows(const boxes::view_axes& x, const boxes::view_digit
   auto cover = [](index_t len, int e) { return static_cast<double>(ceil_div(len, index_t{e}) * e) / static_cast<double>(len > 0 ? len : 1); };
   boxes::extents best = only(inner, rows);
   double best_cover = cover(d.length[1][inner], rows);
-  if (rows <= boxes::swizzle_elems) return best;
+  if (rows <= boxes::swizzle_elems || !sm90_schedule().step_boxes) return best;
   for (int q = 0; q < d.count[1]; ++q) {
     if (q == inner || d.length[1][q] <= 1) continue;
     boxes::extents e = only(inner, boxes::swizzle_elems);

@@ -129,7 +129,8 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
     a.c_vectors = a.c_vectors && c_columns_vector<E>(p, v.c.data);
   }
   why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + ", " + std::to_string(P::stages) +
-        " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units" + (plans[0].transposed ? " (C^T = B^T A^T)" : "") + ", split-K " +
+        " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units" + (plans[0].transposed ? " (C^T = B^T A^T)" : "") +
+        (plans[0].a.step_digit >= 0 || plans[0].b.step_digit >= 0 ? ", boxes stepping along a tap" : "") + ", split-K " +
         std::to_string(a.splits) + (a.splits > 1 ? a.fused_split ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
         (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;

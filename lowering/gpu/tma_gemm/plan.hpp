@@ -52,11 +52,12 @@ inline tile_kind choose_tile(long long max_m, long long max_n, bool a_mn, bool b
 // retires), L2 filled from DRAM in 256-byte pieces; split-K partials added by a tile's last split up
 // to 8 splits (one unit reads 8 x 128 KB from L2 in a few us), by a kernel of their own past that. An experiment may override any field without a
 // rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0,
-// TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1.
+// TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1.
 struct schedule {
   bool release_early = false;
   int fused_split_max = 8;  // split-K: the last split of a tile adds the others' partials up to this many
   bool transpose_narrow = true;  // backward weight with M <= 64 as C^T = B^T A^T where its tiles are mostly real
+  bool step_boxes = true;        // MN-major tiles as boxes stepping along a filter tap (boxes.hpp) where that pads less
   int l2_promotion_bytes = 256;
   bool force_tile = false;
   tile_kind tile = tile_kind::m256n128;
@@ -68,6 +69,7 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_L2")) r.l2_promotion_bytes = std::atoi(t);
     if (const char* t = std::getenv("TG_TMA_FUSED_SPLIT_MAX")) r.fused_split_max = std::atoi(t);
     if (const char* t = std::getenv("TG_TMA_TRANSPOSE")) r.transpose_narrow = std::strcmp(t, "0") != 0;
+    if (const char* t = std::getenv("TG_TMA_STEP_BOXES")) r.step_boxes = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_TILE")) {
       const std::string v = t;
       r.force_tile = v == "256x128" || v == "256x64" || v == "128x128" || v == "128x64";
