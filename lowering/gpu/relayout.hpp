@@ -34,12 +34,32 @@ __global__ void __launch_bounds__(relayout_fast::block) transpose_kernel(relayou
   using G = relayout_fast::geometry<T>;
   __shared__ T tile[G::smem_elems];
   const int n = static_cast<int>(p.units);
-  for (int u = blockIdx.x; u < n; u += gridDim.x) {
-    const relayout_fast::tile_at at = relayout_fast::locate_tile(p, u, G::S);
+  if (!p.s_words) {  // element source side
+    for (int u = blockIdx.x; u < n; u += gridDim.x) {
+      const relayout_fast::tile_at at = relayout_fast::locate_tile(p, u, G::S);
+      __syncthreads();  // the previous tile's stores have read the shared tile
+      relayout_fast::load_elements(p, at, src, tile, threadIdx.x);
+      __syncthreads();
+      relayout_fast::store_tile(p, at, tile, dst, threadIdx.x);
+    }
+    return;
+  }
+  // Word source side, one tile ahead: the next tile's loads are in flight while this one is stored.
+  relayout_fast::tile_words<T> w;
+  int u = blockIdx.x;
+  if (u >= n) return;
+  relayout_fast::tile_at at = relayout_fast::locate_tile(p, u, G::S);
+  relayout_fast::fetch_words(p, at, src, threadIdx.x, w);
+  for (; u < n; u += gridDim.x) {
     __syncthreads();  // the previous tile's stores have read the shared tile
-    relayout_fast::load_tile(p, at, src, tile, threadIdx.x);
+    relayout_fast::put_words(w, tile, threadIdx.x);
     __syncthreads();
-    relayout_fast::store_tile(p, at, tile, dst, threadIdx.x);
+    const relayout_fast::tile_at here = at;
+    if (u + static_cast<int>(gridDim.x) < n) {
+      at = relayout_fast::locate_tile(p, u + static_cast<int>(gridDim.x), G::S);
+      relayout_fast::fetch_words(p, at, src, threadIdx.x, w);
+    }
+    relayout_fast::store_tile(p, here, tile, dst, threadIdx.x);
   }
 }
 
@@ -91,8 +111,9 @@ void relayout(gpu_backend& be, const DstView& dst, const SrcView& src) {
       report_relayout_path("relayout rows: 16-byte words along the shared contiguous dimension");
       return;
     }
-    if (p.k == relayout_fast::kind::transpose) {
-      const long long cap = 8LL * procs;
+    if (p.k == relayout_fast::kind::transpose) {  // persistent: the resident blocks, each walking tiles
+      static const int resident = arch::resident_blocks(&gpu_relayout::transpose_kernel<T>, relayout_fast::block, 0);
+      const long long cap = static_cast<long long>(resident) * procs;
       TG_LAUNCH((gpu_relayout::transpose_kernel<T>), static_cast<unsigned>(p.units < cap ? p.units : cap), relayout_fast::block, 0, be.stream,
                 p, static_cast<const T*>(src.data), dst.data);
       report_relayout_path("relayout transpose: shared-memory tiles, 16-byte words on both sides");

@@ -168,31 +168,64 @@ TG_HD inline tile_at locate_tile(const plan& p, int u, int S) {
 // Phase 1, thread t: source rows (along d_in) of the tile in 16-byte words along s_in, into smem[s][d];
 // element sides: consecutive threads read consecutive elements of a row (a warp's read is 32
 // neighbours, 64 or 128 bytes), and their shared stores, P elements apart, fall in distinct banks.
+// On the word side the phase is two steps, so that a kernel can issue a tile's loads (fetch_words, into
+// registers: all of a thread's words at once) before it stores the previous tile (put_words, into
+// shared memory). A profile of the 16-bit transpose (session 15) found each thread's two loads waited
+// for one after the other.
 template <class T>
-TG_HD inline void load_tile(const plan& p, const tile_at& at, const T* src, T* smem, int t) {
+struct tile_words {
+  static constexpr int n = geometry<T>::S / rows_per_pass;  // words per thread (16-bit: 2, fp32: 1)
+  word<T> x[n];
+  bool ok[n];
+};
+
+template <class T>
+TG_HD inline void fetch_words(const plan& p, const tile_at& at, const T* src, int t, tile_words<T>& w) {
   using G = geometry<T>;
-  if (!p.s_words) {
-    for (int i = t; i < G::S * G::S; i += block) {
-      const int r = i / G::S, col = i % G::S, d = at.d0 + r, s = at.s0 + col;
-      if (d < p.len[p.d_in] && s < p.len[p.s_in]) smem[col * G::P + r] = src[at.so + d * p.ss[p.d_in] + s];
-    }
-    return;
-  }
   const int c = t % words_per_row;
-  for (int r = t / words_per_row; r < G::S; r += rows_per_pass) {
+  TG_UNROLL for (int i = 0; i < tile_words<T>::n; ++i) {
+    const int r = t / words_per_row + i * rows_per_pass;
     const int d = at.d0 + r, s = at.s0 + c * G::V;
-    if (d >= p.len[p.d_in] || s >= p.len[p.s_in]) continue;
-    const word<T> x = *reinterpret_cast<const word<T>*>(src + at.so + d * p.ss[p.d_in] + s);
-    const bool rotate = c >= 4;
+    w.ok[i] = d < p.len[p.d_in] && s < p.len[p.s_in];
+    if (w.ok[i]) w.x[i] = *reinterpret_cast<const word<T>*>(src + at.so + d * p.ss[p.d_in] + s);
+  }
+}
+
+template <class T>
+TG_HD inline void put_words(const tile_words<T>& w, T* smem, int t) {
+  using G = geometry<T>;
+  const int c = t % words_per_row;
+  const bool rotate = c >= 4;
+  TG_UNROLL for (int i = 0; i < tile_words<T>::n; ++i) {
+    const int r = t / words_per_row + i * rows_per_pass;
+    if (!w.ok[i]) continue;
     TG_UNROLL for (int j = 0; j < G::V; ++j) {
       // A choice between two values, each read at a constant index: x stays in registers (a choice of
       // lvalue, x.v[rotate ? .. : ..], becomes an indexed load, which clang places in scratch).
       constexpr int R = G::R;
       const int k0 = j, k1 = (j + R) % G::V;
-      const T a = x.v[k0], b = x.v[k1];
+      const T a = w.x[i].v[k0], b = w.x[i].v[k1];
       smem[(c * G::V + (rotate ? k1 : k0)) * G::P + r] = rotate ? b : a;
     }
   }
+}
+
+// The element side of phase 1 (a source whose words would not be whole or aligned).
+template <class T>
+TG_HD inline void load_elements(const plan& p, const tile_at& at, const T* src, T* smem, int t) {
+  using G = geometry<T>;
+  for (int i = t; i < G::S * G::S; i += block) {
+    const int r = i / G::S, col = i % G::S, d = at.d0 + r, s = at.s0 + col;
+    if (d < p.len[p.d_in] && s < p.len[p.s_in]) smem[col * G::P + r] = src[at.so + d * p.ss[p.d_in] + s];
+  }
+}
+
+template <class T>
+TG_HD inline void load_tile(const plan& p, const tile_at& at, const T* src, T* smem, int t) {
+  if (!p.s_words) return load_elements(p, at, src, smem, t);
+  tile_words<T> w;
+  fetch_words(p, at, src, t, w);
+  put_words(w, smem, t);
 }
 
 // Phase 2, thread t: destination rows (along s_in) in 16-byte words along d_in, from smem[s][d]; element
