@@ -3,17 +3,10 @@
 #pragma once
 #include <memory>
 #include <vector>
+#include "arch/codegen.hpp"
 #include "arch/runtime.hpp"
 #include "dsl/config.hpp"
 #include "lowering/backend.hpp"
-
-// Launch bounds for AMD only: hipcc otherwise assumes 1024 threads per block and budgets registers
-// for that; nvcc with the same bound spills some small kernels, so NVIDIA gets none.
-#if defined(__HIP__)
-#define TG_AMD_LAUNCH_BOUNDS(...) __launch_bounds__(__VA_ARGS__)
-#else
-#define TG_AMD_LAUNCH_BOUNDS(...)
-#endif
 
 namespace tg {
 // Memory a framework lends for scratch (the PyTorch extension: its caching allocator), so that the
@@ -80,11 +73,7 @@ struct scratch_span {
 };
 
 struct gpu_backend {
-#if defined(__HIP__)
-  static constexpr const char* name = "gpu(hip)";
-#else
-  static constexpr const char* name = "gpu";
-#endif
+  static constexpr const char* name = arch::backend_name;
   arch::stream_handle stream = nullptr;
   std::shared_ptr<scratch_arena> arena = std::make_shared<scratch_arena>();
   // Tensor copies a pipeline runs on (lowering/gpu/feature_last.hpp), apart from `arena` so that a

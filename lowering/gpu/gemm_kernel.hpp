@@ -8,7 +8,8 @@
 namespace tg {
 namespace gpu_gemm {
 template <class Policy, class Batch>
-__global__ void TG_GEMM_LAUNCH_BOUNDS((threads_of_batch<Policy, Batch>))
+__global__ void TG_AMD_LAUNCH_BOUNDS((threads_of_batch<Policy, Batch>), 2)  // AMD: two waves per SIMD (gfx908: 256 VGPRs);
+                                                                          // nvcc picks registers better without (with (256, 2) it spilled)
 gemm_kernel(Batch batch, gemm_epilogue ep, launch_args la) {
   using V = decltype(batch.views(0));
   using E = elem_t<decltype(V::a)>;

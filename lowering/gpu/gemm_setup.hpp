@@ -1,6 +1,7 @@
 // The cp.async GEMM kernel's set-up: its launch arguments, threads per block and launch bounds, the
 // per-target choices of how fragments reach the matrix cores, and the block's shared-memory plan.
 #pragma once
+#include "arch/codegen.hpp"
 #include "lowering/gpu/gemm_drain.hpp"
 
 namespace tg {
@@ -25,21 +26,10 @@ constexpr int threads_of() {
 // host call from device code, and HIP's __launch_bounds__ macro splits its argument at commas.
 template <class Policy, class Batch>
 inline constexpr int threads_of_batch = threads_of<Policy, decltype(std::declval<Batch>().views(0))>();
-// AMD: HIP's second argument is the least waves per SIMD; 2 keeps gfx908 (256 ArchVGPRs) at two waves.
-#if defined(__HIP__)
-#define TG_GEMM_LAUNCH_BOUNDS(threads) __launch_bounds__((threads), 2)
-#else
-#define TG_GEMM_LAUNCH_BOUNDS(threads)  // nvcc picks registers better without a bound here (with (256, 2) it spills)
-#endif
 
-// AMD keeps every shared tile [rows][k] (rows-contiguous operands then fill element by element): one
-// fragment path, since the code of both orientations did not fit the VGPR budget of two waves per
-// SIMD (the col2im kernels spilled to scratch).
-#if defined(__HIP__)
-inline constexpr bool tile_orientations = false;
-#else
-inline constexpr bool tile_orientations = true;
-#endif
+// Whether shared tiles follow their operand's orientation (else every tile is [rows][k] and
+// rows-contiguous operands fill element by element): arch/codegen.hpp's fact (AMD: one fragment path).
+inline constexpr bool tile_orientations = arch::gemm_tile_orientations;
 
 // Fragments straight from shared memory by ldmatrix: NVIDIA's 16-bit atoms (m16n8k16).
 template <class Atom>
@@ -50,13 +40,8 @@ inline constexpr bool ldmatrix_fragments =
     false;
 #endif
 
-// The shared allocation's alignment: a whole 128-byte swizzle pattern where wgmma reads the tiles by
-// descriptor (NVIDIA); on AMD a larger alignment only adds static LDS (1024 bytes measured).
-#if defined(__HIP__)
-inline constexpr int gemm_smem_align = 16;
-#else
-inline constexpr int gemm_smem_align = 1024;
-#endif
+// The shared allocation's alignment (arch/codegen.hpp).
+inline constexpr int gemm_smem_align = arch::gemm_smem_align;
 
 // Fragments never in registers: wgmma (sm_90a, 16-bit atoms) reads both operands from the shared
 // tiles, each warpgroup (4 warps) multiplying 64-row slices of its share of the block's rows by all BN

@@ -161,14 +161,10 @@ template <int MR, int GV, class Views>
 inline constexpr int small_min_blocks =
     GV > 1 ? (affine_split<decltype(Views::b)>::n_guards <= 2 && !std::is_same_v<std::remove_const_t<typename decltype(Views::b)::value_type>, bf16_t> ? 2 : 1)
            : MR == 1 ? 2 : 1;
-#if defined(__HIP__)
-#define TG_SMALL_LAUNCH_BOUNDS(MR, GV, Views) __launch_bounds__(small_threads, 2)  // two waves per SIMD (gfx908 fp32 3-d took 132 VGPRs)
-#else
-#define TG_SMALL_LAUNCH_BOUNDS(MR, GV, Views) __launch_bounds__(small_threads, small_min_blocks<MR, GV, Views>)
-#endif
 
 template <int MR, int NR, int GV, class Views>
-__global__ void TG_SMALL_LAUNCH_BOUNDS(MR, GV, Views) gemm_small_kernel(Views v, small_args sa) {
+// AMD: two waves per SIMD (gfx908 fp32 3-d took 132 VGPRs); NVIDIA: small_min_blocks.
+__global__ void TG_VENDOR_LAUNCH_BOUNDS((small_threads, 2), (small_threads, small_min_blocks<MR, GV, Views>)) gemm_small_kernel(Views v, small_args sa) {
   using EA = typename affine_split<decltype(v.a)>::entry;
   using EB = typename affine_split<decltype(v.b)>::entry;
   static_assert(GV == 1 || MR == 1, "group words: one row per group");
