@@ -56,7 +56,6 @@ class scratch_arena {
     for (void* p : loans_) lender_->take_back(p);
     loans_.clear();
   }
-  std::size_t loans() const { return loans_.size(); }
   std::size_t own_bytes() const { return buf_.size(); }  // the arena's own buffer (none while lent to)
 
  private:

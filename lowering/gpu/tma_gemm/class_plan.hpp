@@ -79,22 +79,15 @@ inline boxes::extents only(int p, int e) {
   return x;
 }
 
-// An MN-major operand's row extents for `rows`-row tiles: its contiguous digit over the whole tile, or
-// 64 of it and the rest over one other row digit (boxes.hpp: a box per filter tap where a tap has 64
-// channels), whichever covers the rows with less padding (ties: the contiguous digit alone).
+// An MN-major operand's row extents for `rows`-row tiles: the least padded extents whose boxes exist
+// (boxes.hpp: the contiguous digit over the whole tile, or 64 of it and the rest over one other row
+// digit, a box per filter tap where a tap has 64 channels); ties and TG_TMA_STEP_BOXES=0: the
+// contiguous digit alone.
 inline boxes::extents mn_rows(const boxes::view_axes& x, const boxes::view_digits& d, int inner, const boxes::extents& ek, int rows) {
-  auto cover = [](index_t len, int e) { return static_cast<double>(ceil_div(len, index_t{e}) * e) / static_cast<double>(len > 0 ? len : 1); };
-  boxes::extents best = only(inner, rows);
-  double best_cover = cover(d.length[1][inner], rows);
-  if (rows <= boxes::swizzle_elems || !sm90_schedule().step_boxes) return best;
-  for (int q = 0; q < d.count[1]; ++q) {
-    if (q == inner || d.length[1][q] <= 1) continue;
-    boxes::extents e = only(inner, boxes::swizzle_elems);
-    e.e[q] = rows / boxes::swizzle_elems;
-    const double c = cover(d.length[1][inner], boxes::swizzle_elems) * cover(d.length[1][q], e.e[q]);
-    if (c < best_cover - 1e-12 && boxes::boxes_of(x, d, e, ek, rows).ok) best = e, best_cover = c;
-  }
-  return best;
+  const bool step = sm90_schedule().step_boxes;
+  auto fits = [&](const boxes::extents& e) { return (step || e.e[inner] == rows) && boxes::boxes_of(x, d, e, ek, rows).ok; };
+  boxes::extents best;
+  return boxes::choose_extents(d.length[1], d.count[1], rows, fits, best) ? best : only(inner, rows);
 }
 
 // C's digits with its rows and columns exchanged (C^T).
