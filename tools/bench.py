@@ -58,7 +58,7 @@ def load(like, d, name, channels_last):
     return t
 
 def run_ours(example, args, layout, dt, d, extra=()):
-    dts = {torch.float16: "fp16", torch.float32: "fp32", torch.bfloat16: "bf16"}[dt]
+    dts = next(name for name, t in DTYPE_NAMES.items() if t == dt)
     cmd = [f"{build}/examples/{example}", "0", "0", "1"] + [str(a) for a in args] + [
         "--backend", "gpu", "--dtype", dts, "--layout", layout, "--load", d, "--save", d, "--repeat", "50"] + list(extra)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
