@@ -4,7 +4,10 @@ convolution against cuDNN's forward, aten.convolution), in one GPU session.
 For each case PyTorch draws the inputs; tilegrad's example reads the same bytes (--load), runs and times
 its op (--time), writes its outputs (--save); PyTorch runs and times its own op on the same tensors and
 the outputs are compared. Writes bench.json and bench.md to the output folder.
-Usage: bench.py BUILD_DIR OUT_DIR [--quick] [--channels-last] [--layers] [--only=OP[,OP...]] [--dtypes=fp16,bf16,fp32]
+Usage: bench.py BUILD_DIR OUT_DIR [--quick] [--channels-last] [--layers] [--grouped] [--no-design] [--only=OP[,OP...]]
+                [--dtypes=fp16,bf16,fp32]
+(--layers: ResNet-50 and 3-d U-Net layers; --grouped: depthwise and ResNeXt layers; --no-design: without the
+design table's cases)
 (--quick: fp16 only; the default: fp16 and fp32; --dtypes names them)"""
 import json, os, re, statistics, subprocess, sys, tempfile, datetime
 import torch
@@ -44,8 +47,8 @@ def save(t, d, name, channels_last):
     t = t.detach()
     if channels_last and t.dim() in (4, 5):
         t = t.permute(0, *range(2, t.dim()), 1)  # memory order of channels_last
-    t.contiguous().cpu().view(torch.uint8).numpy().tofile(os.path.join(d, name + ".bin")) if t.dtype != torch.bfloat16 else \
-        t.contiguous().cpu().view(torch.int16).numpy().tofile(os.path.join(d, name + ".bin"))
+    t = t.contiguous().reshape(-1).cpu()  # flat: a size-1 dimension (depthwise w's C/G) may keep any stride
+    t.view(torch.uint8 if t.dtype != torch.bfloat16 else torch.int16).numpy().tofile(os.path.join(d, name + ".bin"))
 
 def load(like, d, name, channels_last):
     shape = list(like.shape)
@@ -180,6 +183,26 @@ def resnet_layers():
                         conv(op, a[0], a[1], a[2], a[3], 1, a[4], a[5], a[6], a[7], dt, c, *ROOFS)))
     return out
 
+def grouped_layers():
+    # Issue 18's depthwise and narrow-group layers (channels-last is what they target): MobileNetV2's 3x3,
+    # EfficientNet's 5x5 stride 2, ConvNeXt's 7x7, ResNeXt-50 32x4d's G32 3x3 at batch 64; both gradients.
+    layers = [("mobilenetv2 dw 3x3 C144 56x56", 128, 144, 144, [56, 56], [3, 3], [1, 1], [1, 1]),
+              ("mobilenetv2 dw 3x3 C960 7x7", 128, 960, 960, [7, 7], [3, 3], [1, 1], [1, 1]),
+              ("efficientnet dw 5x5 s2 C144 56x56", 128, 144, 144, [56, 56], [5, 5], [2, 2], [2, 2]),
+              ("efficientnet dw 5x5 s2 C672 14x14", 128, 672, 672, [14, 14], [5, 5], [2, 2], [2, 2]),
+              ("convnext dw 7x7 C384 28x28", 64, 384, 384, [28, 28], [7, 7], [1, 1], [3, 3]),
+              ("convnext dw 7x7 C768 14x14", 64, 768, 768, [14, 14], [7, 7], [1, 1], [3, 3]),
+              ("resnext50 G32 3x3 C128 56x56", 64, 128, 32, [56, 56], [3, 3], [1, 1], [1, 1]),
+              ("resnext50 G32 3x3 C256 28x28", 64, 256, 32, [28, 28], [3, 3], [1, 1], [1, 1]),
+              ("resnext50 G32 3x3 C512 14x14", 64, 512, 32, [14, 14], [3, 3], [1, 1], [1, 1]),
+              ("resnext50 G32 3x3 C1024 7x7", 64, 1024, 32, [7, 7], [3, 3], [1, 1], [1, 1])]
+    out = []
+    for name, N, C, G, sp, filt, stride, pad in layers:
+        for op in ("convnd_bwd_data", "grouped_conv_bwd_weight"):
+            out.append((op, lambda dt, c, op=op, a=(name, N, C, G, sp, filt, stride, pad):
+                        conv(op, a[0], a[1], a[2], a[2], a[3], a[4], a[5], a[6], a[7], dt, c, *ROOFS)))
+    return out
+
 ROOFS = []
 
 def main():
@@ -208,8 +231,12 @@ def main():
         ("grouped_conv_bwd_weight", lambda dt, c: conv("grouped_conv_bwd_weight", "depthwise N64 G=C=K384 28x28 7x7 p3", 64, 384, 384, 384, [28, 28], [7, 7], [1, 1], [3, 3], dt, c, copy, gemm)),
         ("grouped_conv_bwd_weight", lambda dt, c: conv("grouped_conv_bwd_weight", "dense N128 K256 C128 71x71 3x3 s2 p1", 128, 256, 128, 1, [71, 71], [3, 3], [2, 2], [1, 1], dt, c, copy, gemm)),
     ]
+    if "--no-design" in sys.argv:
+        cases = []
     if "--layers" in sys.argv:  # issue 16's real-network layers (channels-last is what they target)
         cases += resnet_layers()
+    if "--grouped" in sys.argv:  # issue 18's depthwise and grouped layers
+        cases += grouped_layers()
     for dt in dtypes:
         for chl in layouts:
             for op, c in cases:

@@ -87,6 +87,7 @@ def classify(d, unit="ops"):
     are single_gemm over im2col views; the forward's are told apart by their unit (unit_of)."""
     kinds = (("gpu_gemm::gemm_kernel<", "gemm"), ("gpu_gemm::splitk_reduce_kernel<", "split-K reduce"),
              ("gpu_gemm::fill_kernel<", "fill"), ("gpu_gemm::gemm_small_kernel<", "small-M gemm"),
+             ("gpu_gemm::gemm_depthwise_kernel<", "depthwise gemm"),
              ("gpu_gemm::k_entries_kernel<", "k entries"), ("gpu_gemm::k_tiles_kernel<", "k tiles"),
              ("gpu_gemm::views_kernel<", "views"), ("gpu_window::gather_kernel<", "window gather"),
              ("gpu_window::max_forward_kernel<", "max forward"), ("gpu_rows::row_sums_kernel<", "row sums"),
@@ -96,7 +97,7 @@ def classify(d, unit="ops"):
              ("gpu_relayout::generic_kernel<", "relayout generic"))
     kind = next((k for key, k in kinds if key in d), "other")
     op, detail = "?", ""
-    if kind in ("gemm", "split-K reduce", "fill", "small-M gemm", "k entries", "k tiles", "views"):
+    if kind in ("gemm", "split-K reduce", "fill", "small-M gemm", "depthwise gemm", "k entries", "k tiles", "views"):
         m = re.search(r"col2im_(?:batch|rule)<(?:\(int\))?(\d+)[,>]", d)
         rule = re.search(r"conv_(fwd|bwd_weight)_rule<(?:\(int\))?(\d+)>", d)  # tensor_batch's rule names the op
         if m:
@@ -163,13 +164,15 @@ def dtype_of(name_or_path, demangled=""):
 # (unit_of): the forward convolution's units hold its kernels only.
 EXPECTED_KERNELS = {"ops": [
     ("convnd_bwd_data", "gemm", 3), ("convnd_bwd_data", "split-K reduce", 3), ("convnd_bwd_data", "fill", 3),
+    ("convnd_bwd_data", "depthwise gemm", 3),
     ("grouped_conv_bwd_weight", "gemm", 3), ("grouped_conv_bwd_weight", "split-K reduce", 3),
     ("grouped_conv_bwd_weight", "fill", 3),
     ("maxpool2d_bwd", "window gather", 2), ("maxpool2d_fwd", "max forward", 1),
     ("avgpool3d_bwd", "window gather", 1),
     ("groupnorm_bwd", "row sums", 1), ("groupnorm_bwd", "for_each", 2), ("groupnorm_bwd", "row affine", 1),
     ("groupnorm_fwd", "row sums", 1), ("groupnorm_fwd", "for_each", 3),
-], "conv_fwd": [("conv_fwd", "gemm", 3), ("conv_fwd", "split-K reduce", 3), ("conv_fwd", "fill", 3)],
+], "conv_fwd": [("conv_fwd", "gemm", 3), ("conv_fwd", "split-K reduce", 3), ("conv_fwd", "fill", 3),
+                 ("conv_fwd", "depthwise gemm", 3)],
     "relayout": [("relayout", "relayout transpose", 1), ("relayout", "relayout rows", 1), ("relayout", "relayout generic", 1)]}
 
 
@@ -197,7 +200,7 @@ def print_table(rows, columns, out=sys.stdout):
 
 ORDER = ["conv_fwd", "convnd_bwd_data", "grouped_conv_bwd_weight", "maxpool2d_bwd", "maxpool2d_fwd", "avgpool3d_bwd",
          "groupnorm_bwd", "groupnorm_fwd", "?"]
-KIND_ORDER = ["tma gemm", "gemm", "small-M gemm", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine",
+KIND_ORDER = ["tma gemm", "gemm", "small-M gemm", "depthwise gemm", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine",
               "relayout transpose", "relayout rows", "relayout generic", "other"]
 
 

@@ -112,6 +112,20 @@ struct small_rows {
     }
     return p;
   }
+  // issue_groups where every word is whole and 16-byte aligned (all GV groups real, the caller checked
+  // the addresses once): a guard test and one load per row, no per-load alignment branch.
+  __device__ raw_values issue_whole_groups(const entry& k) const {
+    raw_values p;
+    TG_UNROLL for (int r = 0; r < R; ++r)
+      p.w[r] = valid(r, k) ? *reinterpret_cast<const gpu_fast::word16*>(ptr[r] + k.off) : gpu_fast::word16{0u, 0u, 0u, 0u};
+    return p;
+  }
+  // Whether every row's pointer is 16-byte aligned and all GV groups are real (issue_whole_groups).
+  __device__ bool whole_words() const {
+    bool ok = groups == GV;
+    TG_UNROLL for (int r = 0; r < R; ++r) ok = ok && (reinterpret_cast<std::uintptr_t>(ptr[r]) & 15u) == 0;
+    return ok;
+  }
   // Row r's group word as GV floats (converted when used, so that one row's values are live at a time).
   __device__ static void group_values(const raw_values& p, int r, float (&out)[GV]) {
     const auto e = __builtin_bit_cast(gpu_fast::pack<E, V>, p.w[r]);

@@ -64,6 +64,8 @@ def case():
         K = G * rng.choice([32, 64]); C = G * rng.choice([8, 16, 32, 64, 72])
     if depthwise:
         G = C = K = rng.randint(2, 40)  # past 32: several lane groups of the small-M kernel
+        if rng.random() < 0.25:  # a channel multiplier (not the depthwise pipeline's: dy's groups are 2 apart)
+            K = 2 * G
     elif rng.random() < 0.25:
         # Grouped, few rows per group (the small-M kernel's 8-row form, resnext-like): channel counts
         # of whole and partial 16-byte runs, past 32 groups for several lane groups.
@@ -73,7 +75,7 @@ def case():
     # the image fastest (lowering/gpu/k_order.hpp); small images keep the host reference quick.
     batch = rng.choice([32, 64]) if op == "grouped_conv_bwd_weight" and rng.random() < 0.2 else rng.randint(1, 3)
     while True:
-        f = [rng.randint(1, 4) for _ in range(nd)]
+        f = [rng.randint(1, 7 if depthwise else 4) for _ in range(nd)]  # depthwise: up to ConvNeXt's 7
         i = [rng.randint(3, 8 if batch > 3 else 12 if wide else 14 if nd == 3 else 24) for _ in range(nd)]
         s = [rng.randint(1, 3) for _ in range(nd)]; d = [rng.randint(1, 3) for _ in range(nd)]
         pl = [rng.randint(0, 2) for _ in range(nd)]; pr = [rng.randint(0, 2) for _ in range(nd)]
