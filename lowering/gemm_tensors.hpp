@@ -11,15 +11,21 @@ template <class T, class Desc>
 struct gemm_tensor {
   T* data;          // written only where `written` is set
   Desc desc;        // a plain (strided) descriptor
-  int feature_dim;  // the dimension the GEMM wants contiguous (a convolution's channels)
+  int feature_dim;  // the dimension the GEMM wants contiguous (a convolution's channels per group)
   bool written;
+  int group_dim;    // the groups' dimension (-1: none): wanted contiguous where feature_dim has one element
   TG_FN const T* in() const { return data; }  // a read tensor, as the views take it
+  // The dimension a feature-last copy puts innermost: the features, or the groups where each group has
+  // one feature (a depthwise convolution's channels are its groups).
+  int contiguous_dim() const { return group_dim >= 0 && desc.length(feature_dim) == 1 ? group_dim : feature_dim; }
 };
 // A tensor the GEMM reads (the pointer's constness is restored by the rule that views it).
 template <class T, class Desc>
-gemm_tensor<T, Desc> read_tensor(const T* data, const Desc& d, int feature_dim) { return {const_cast<T*>(data), d, feature_dim, false}; }
+gemm_tensor<T, Desc> read_tensor(const T* data, const Desc& d, int feature_dim, int group_dim = -1) {
+  return {const_cast<T*>(data), d, feature_dim, false, group_dim};
+}
 template <class T, class Desc>
-gemm_tensor<T, Desc> written_tensor(T* data, const Desc& d, int feature_dim) { return {data, d, feature_dim, true}; }
+gemm_tensor<T, Desc> written_tensor(T* data, const Desc& d, int feature_dim, int group_dim = -1) { return {data, d, feature_dim, true, group_dim}; }
 
 // Rule: count(), views(tensors, t) and `static constexpr bool one_gemm` (a single GEMM, not a batch).
 template <class Rule, class T, class Desc, int N>

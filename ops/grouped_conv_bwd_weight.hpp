@@ -9,7 +9,8 @@
 #include "ops/conv_problem.hpp"
 
 namespace tg::ops {
-// The GEMM's views of the tensors dy, x, dw (channels, dimension 2 of each, contiguous for the GEMM).
+// The GEMM's views of the tensors dy, x, dw (channels, dimension 2 of each, contiguous for the GEMM;
+// an activation's groups, dimension 0, where a group has one channel).
 template <int ND>
 struct conv_bwd_weight_rule {
   static constexpr bool one_gemm = true;
@@ -28,8 +29,8 @@ template <int ND, class T, class Backend>
 void grouped_conv_bwd_weight(Backend& be, const conv_problem& p, const T* x, const T* dy, T* dw, gemm_policy policy = {}) {
   p.validate("grouped_conv_bwd_weight", sizeof(T), conv_bwd_weight_tensors);
   require(p.ndim == ND, "grouped_conv_bwd_weight", "ndim", "the problem is " + std::to_string(p.ndim) + "-d");
-  const auto batch = make_tensor_batch(conv_bwd_weight_rule<ND>{p.geometry<ND>()}, read_tensor(dy, p.y_desc<ND>(), 2),
-                                       read_tensor(x, p.x_desc<ND>(), 2), written_tensor(dw, p.w_desc<ND>(), 2));
+  const auto batch = make_tensor_batch(conv_bwd_weight_rule<ND>{p.geometry<ND>()}, read_tensor(dy, p.y_desc<ND>(), 2, 0),
+                                       read_tensor(x, p.x_desc<ND>(), 2, 0), written_tensor(dw, p.w_desc<ND>(), 2));
   gemm(be, batch, gemm_epilogue{}, policy);
 }
 

@@ -185,7 +185,8 @@ def resnet_layers():
 
 def grouped_layers():
     # Issue 18's depthwise and narrow-group layers (channels-last is what they target): MobileNetV2's 3x3,
-    # EfficientNet's 5x5 stride 2, ConvNeXt's 7x7, ResNeXt-50 32x4d's G32 3x3 at batch 64; both gradients.
+    # EfficientNet's 5x5 stride 2, ConvNeXt's 7x7, ResNeXt-50 32x4d's G32 3x3 at batch 64; the forward and
+    # both gradients.
     layers = [("mobilenetv2 dw 3x3 C144 56x56", 128, 144, 144, [56, 56], [3, 3], [1, 1], [1, 1]),
               ("mobilenetv2 dw 3x3 C960 7x7", 128, 960, 960, [7, 7], [3, 3], [1, 1], [1, 1]),
               ("efficientnet dw 5x5 s2 C144 56x56", 128, 144, 144, [56, 56], [5, 5], [2, 2], [2, 2]),
@@ -198,7 +199,7 @@ def grouped_layers():
               ("resnext50 G32 3x3 C1024 7x7", 64, 1024, 32, [7, 7], [3, 3], [1, 1], [1, 1])]
     out = []
     for name, N, C, G, sp, filt, stride, pad in layers:
-        for op in ("convnd_bwd_data", "grouped_conv_bwd_weight"):
+        for op in ("conv_fwd", "convnd_bwd_data", "grouped_conv_bwd_weight"):
             out.append((op, lambda dt, c, op=op, a=(name, N, C, G, sp, filt, stride, pad):
                         conv(op, a[0], a[1], a[2], a[2], a[3], a[4], a[5], a[6], a[7], dt, c, *ROOFS)))
     return out

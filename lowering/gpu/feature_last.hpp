@@ -42,10 +42,10 @@ bool gemm_on_feature_last_copies(gpu_backend& be, const Batch& batch, gemm_epilo
     std::size_t offset[N] = {}, bytes = 0;
     for (int i = 0; i < N; ++i) {
       const tensor& t = batch.tensors[i];
-      move[i] = feature_is_strided(t.desc, t.feature_dim);
+      move[i] = feature_is_strided(t.desc, t.contiguous_dim());
       any = any || move[i];
       if (!move[i]) continue;
-      moved[i].desc = feature_last(t.desc, t.feature_dim);
+      moved[i].desc = feature_last(t.desc, t.contiguous_dim());
       offset[i] = bytes;
       bytes += (static_cast<std::size_t>(t.desc.size()) * sizeof(T) + 255) / 256 * 256;
     }

@@ -77,6 +77,23 @@ struct small_rows {
     }
   }
 
+  // From row entries already made for group 0 (the launch checked unit_groups: group g's entry is g
+  // elements on, with the same guards), the first real_rows of them real; `base` holds the guards of a
+  // zero entry. No walk of the view per row: the depthwise pipeline makes a tile's entries once for
+  // all its threads.
+  __device__ small_rows(const View& v, const entry* e, index_t g, int real_rows, int groups_, const guards& base) {
+    static_assert(GV > 1, "group words only");
+    groups = groups_;
+    TG_UNROLL for (int r = 0; r < R; ++r) {
+      real[r] = r < real_rows;
+      ptr[r] = v.data + e[r].off + g;
+      TG_UNROLL for (int i = 0; i < guards::n; ++i) {
+        bias[r][i] = e[r].guard[i] + base.bias[i];
+        count[i] = base.count[i];
+      }
+    }
+  }
+
   __device__ bool valid(int r, const entry& k) const {
     bool ok = real[r];
     TG_UNROLL for (int i = 0; i < ng; ++i) ok = ok && static_cast<unsigned>(bias[r][i] + k.guard[i]) < count[i];
@@ -126,10 +143,11 @@ struct small_rows {
     TG_UNROLL for (int r = 0; r < R; ++r) ok = ok && (reinterpret_cast<std::uintptr_t>(ptr[r]) & 15u) == 0;
     return ok;
   }
-  // Row r's group word as GV floats (converted when used, so that one row's values are live at a time).
+  // Row r's group word as GV floats (converted when used, so that one row's values are live at a time;
+  // they are only multiplied: cvt_to_operand).
   __device__ static void group_values(const raw_values& p, int r, float (&out)[GV]) {
     const auto e = __builtin_bit_cast(gpu_fast::pack<E, V>, p.w[r]);
-    TG_UNROLL for (int t = 0; t < GV; ++t) out[t] = arch::cvt_to_float(e.v[t]);
+    TG_UNROLL for (int t = 0; t < GV; ++t) out[t] = arch::cvt_to_operand(e.v[t]);
   }
   __device__ raw_values issue(const entry& k) const {
     raw_values p;

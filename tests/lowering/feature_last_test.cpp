@@ -74,6 +74,10 @@ tg::ops::conv_problem random_problem(std::mt19937& rng, conv_layout layout) {
   p.N = u(1, 3);
   p.K = p.G * u(1, 4);
   p.C = p.G * u(1, 5);
+  if (u(0, 2) == 0) {  // depthwise (one channel per group; a channel multiplier of 1 or 2): the groups move
+    p.G = p.C = u(2, 6);
+    p.K = p.G * u(1, 2);
+  }
   for (int d = 0; d < ND; ++d) {
     p.filter[d] = u(1, 3);
     p.stride[d] = u(1, 2);
@@ -142,10 +146,10 @@ void gemm(rewrite_backend& be, const Batch& batch, tg::gemm_epilogue ep, tg::gem
   std::vector<std::vector<T>> copies(N);
   for (int i = 0; i < N; ++i) {
     const auto& t = batch.tensors[i];
-    if (!tg::feature_is_strided(t.desc, t.feature_dim)) continue;
+    if (!tg::feature_is_strided(t.desc, t.contiguous_dim())) continue;
     ++be.moved;
     copies[i].assign(static_cast<std::size_t>(t.desc.size()), tg::from_float<T>(-55.0f));
-    moved[i].desc = tg::feature_last(t.desc, t.feature_dim);
+    moved[i].desc = tg::feature_last(t.desc, t.contiguous_dim());
     moved[i].data = copies[i].data();
     if (!t.written) tg::relayout(host, tg::make_view(moved[i].data, tg::as_rank6(moved[i].desc)), tg::make_view(t.in(), tg::as_rank6(t.desc)));
   }
@@ -185,6 +189,30 @@ TEST(FeatureLast, CopiesArePackedFeatureLastAndKeepTheOtherDimensionsOrder) {
   check_layouts<1>(rng);
   check_layouts<2>(rng);
   check_layouts<3>(rng);
+}
+
+// A channels-first depthwise tensor (one channel per group) moves its groups innermost: the copy is the
+// channels-last (nhwgc) tensor, whose groups are one element apart (the depthwise pipeline's layout).
+TEST(FeatureLast, DepthwiseCopiesPutTheGroupsInnermost) {
+  tg::ops::conv_problem p;
+  p.ndim = 2, p.G = p.C = p.K = 6, p.N = 2, p.filter[0] = p.filter[1] = 3, p.in[0] = 7, p.in[1] = 5, p.layout = conv_layout::nchw;
+  auto q = p;
+  q.layout = conv_layout::nhwgc;
+  std::vector<float> none(1);
+  for (auto [d, e] : {std::pair{p.x_desc<2>(), q.x_desc<2>()}, {p.y_desc<2>(), q.y_desc<2>()}}) {
+    const auto t = tg::read_tensor(none.data(), d, 2, 0);
+    EXPECT_EQ(t.contiguous_dim(), 0);
+    EXPECT_FALSE(tg::feature_is_strided(d, 2));  // one channel per group: the features alone would not move
+    EXPECT_TRUE(tg::feature_is_strided(d, t.contiguous_dim()));
+    check_moved(d, 0);
+    const auto m = tg::feature_last(d, 0);
+    for (int k = 0; k < 5; ++k)
+      if (d.length(k) > 1) EXPECT_EQ(tg::stride_of(m, k), tg::stride_of(e, k)) << "dimension " << k;
+  }
+  // With several channels per group the features move, as before.
+  p.C = 12;
+  const auto t = tg::read_tensor(none.data(), p.x_desc<2>(), 2, 0);
+  EXPECT_EQ(t.contiguous_dim(), 2);
 }
 
 TEST(FeatureLast, TheOpsBatchesRunOnCopiesGiveTheSameBits) {

@@ -12,35 +12,53 @@ namespace {
 using tg::index_t;
 using L = tg::ops::conv_layout;
 
+// fp16 facts of a 2-d depthwise backward data: G groups, K taps.
+tg::depthwise_facts facts(index_t G, index_t K, int word = 8) {
+  return {.groups = G, .max_m = 1 << 20, .max_n = 1, .max_k = K, .group_word = word, .rows_per_thread = 4, .entry_bytes = 24,
+          .row_entry_bytes = 48, .b_entry_bytes = 16, .unit_groups = true};
+}
+
 TEST(DepthwiseChoice, Lanes) {
-  EXPECT_EQ(tg::depthwise_lanes(3), 3);    // fewer words than a row of lanes
-  EXPECT_EQ(tg::depthwise_lanes(8), 8);
-  EXPECT_EQ(tg::depthwise_lanes(18), 6);   // MobileNet's 144 fp16 channels: 3 blocks, none idle
-  EXPECT_EQ(tg::depthwise_lanes(36), 6);   // the same in fp32
-  EXPECT_EQ(tg::depthwise_lanes(48), 8);   // ConvNeXt's 384 fp16 channels
-  EXPECT_EQ(tg::depthwise_lanes(120), 8);  // MobileNet's 960
-  for (index_t w = 1; w < 300; ++w) {      // never more idle lanes than 8 lanes would leave
-    const int l = tg::depthwise_lanes(w);
-    ASSERT_GE(l, w < 4 ? static_cast<int>(w) : 4);
-    ASSERT_LE((w + l - 1) / l * l - w, (w + 7) / 8 * 8 - w);
-  }
+  EXPECT_EQ(tg::depthwise_lanes(facts(144, 9)), 18);   // MobileNet 3x3: all 144 channels in one block
+  EXPECT_EQ(tg::depthwise_lanes(facts(960, 9)), 30);   // 120 words: 4 blocks of 30, none idle
+  EXPECT_EQ(tg::depthwise_lanes(facts(384, 49)), 24);  // ConvNeXt 7x7: 27 words of taps fit, 24 leave none idle
+  EXPECT_EQ(tg::depthwise_lanes(facts(384, 49, 4)), 32);  // fp32: 96 words, 32 fit
+  EXPECT_EQ(tg::depthwise_lanes(facts(20, 49)), 3);    // fewer words than lanes
+  EXPECT_EQ(tg::depthwise_slots(3), 64);               // (85 would not fit their row entries)
+  // Over whole domains: the choice fits, leaves no more idle lanes than the most that fit would, and
+  // takes at least half of them.
+  for (index_t G = 8; G < 1200; G += 7)
+    for (index_t K : {1, 9, 25, 49, 125}) {
+      const auto f = facts(G, K);
+      const int l = tg::depthwise_lanes(f);
+      ASSERT_GT(l, 0) << G << " " << K;
+      ASSERT_LE(tg::depthwise_smem(f, l), tg::depthwise_smem_limit);
+      int most = 0;
+      const index_t words = (G + 7) / 8;
+      for (int m = 1; m <= 32 && m <= words; ++m)
+        if (tg::depthwise_smem(f, m) <= tg::depthwise_smem_limit) most = m;
+      ASSERT_GE(2 * l, most);
+      ASSERT_LE((words + l - 1) / l * l - words, (words + most - 1) / most * most - words);
+    }
 }
 
 TEST(DepthwiseChoice, Numbers) {
-  tg::depthwise_facts f{384, 64 * 28 * 28, 1, 49, 8, 24, true};
+  tg::depthwise_facts f = facts(384, 49);
   auto p = tg::choose_depthwise(f);
   ASSERT_TRUE(p.ok) << p.why;
-  EXPECT_EQ(p.lanes, 8);
-  EXPECT_EQ(p.smem, 49 * 24 / 16 * 16 + 16 + 49 * 64 * sizeof(float));  // entries rounded to 16 bytes, then the taps
+  EXPECT_EQ(p.lanes, 24);
+  EXPECT_EQ(p.tile_rows, 256 / 24 * 4);  // 10 rows side by side
+  // k entries rounded to 16 bytes, the taps of 192 groups, their B row entries, two tiles' row entries
+  EXPECT_EQ(p.smem, 49 * 24 / 16 * 16 + 16 + 49 * 192 * sizeof(float) + 192 * 16 + 2 * 40 * 48);
   f.max_n = 2;
   EXPECT_STREQ(tg::choose_depthwise(f).why, "more than one column per group");
   f.max_n = 1, f.groups = 4;
   EXPECT_STREQ(tg::choose_depthwise(f).why, "fewer groups than a 16-byte word holds");
   f.groups = 384, f.unit_groups = false;
   EXPECT_STREQ(tg::choose_depthwise(f).why, "groups not one element apart");
-  f.unit_groups = true, f.max_k = 7 * 7 * 7;  // a 7^3 filter's taps for 64 groups pass 48 KiB
+  f.unit_groups = true, f.max_k = 32 * 32;  // a 32x32 filter: one word of groups' taps passes 48 KiB with the row entries
   EXPECT_STREQ(tg::choose_depthwise(f).why, "filter too large for shared memory");
-  f.max_k = 5 * 5 * 5;
+  f.max_k = 7 * 7 * 7, f.rows_per_thread = 2;  // a 7^3 filter (3-d): a few lanes
   EXPECT_TRUE(tg::choose_depthwise(f).ok);
 }
 
