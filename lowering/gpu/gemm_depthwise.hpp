@@ -53,10 +53,12 @@ __device__ void store_group_words(const CV& c, const typename affine_split<CV>::
   }
 }
 
+// Two blocks per multiprocessor on NVIDIA (128 registers), two waves per SIMD on AMD (gfx908's 3-d
+// kernel took 154 VGPRs, one wave, without the bound; with it 127 and 28 AGPRs, no scratch).
 // Shared memory: A's k entries | the block's taps, [k][group] as floats | its groups' row entries of B |
 // two tiles' row entries of A | of C.
 template <class Batch>
-__global__ void TG_VENDOR_LAUNCH_BOUNDS((depthwise_threads), (depthwise_threads, 2)) gemm_depthwise_kernel(Batch batch, gemm_epilogue ep, depthwise_args da) {
+__global__ void TG_VENDOR_LAUNCH_BOUNDS((depthwise_threads, 2), (depthwise_threads, 2)) gemm_depthwise_kernel(Batch batch, gemm_epilogue ep, depthwise_args da) {
   using V = decltype(batch.views(0));
   using A = decltype(V::a);
   using CV = decltype(V::c);
