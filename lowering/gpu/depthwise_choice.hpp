@@ -106,10 +106,14 @@ bool unit_groups_remembered(const View& v) {
 template <class A>
 constexpr int depthwise_rows = affine_split<A>::n_guards <= 2 ? 4 : 2;
 
+// The views the pipeline can take, from their types: A's rows and C's stores come from their
+// affine-split entries, and B is staged whole in shared memory, so it must be a filter: a B with padding
+// guards is an activation's im2col (backward weight's x, K = every output position), which never fits,
+// and instantiating the kernel for it cost compile time for nothing (AMD: +30% per unit).
 template <class Batch>
-constexpr bool depthwise_views_ok() {  // A's rows and C's stores come from their affine-split entries
+constexpr bool depthwise_views_ok() {
   using V = decltype(std::declval<Batch>().views(0));
-  return affine_split<decltype(V::a)>::on && affine_split<decltype(V::c)>::on;
+  return affine_split<decltype(V::a)>::on && affine_split<decltype(V::c)>::on && affine_split<decltype(V::b)>::n_guards == 0;
 }
 
 // The batch's facts for choose_depthwise (unit_groups asked only where the cheaper facts pass).

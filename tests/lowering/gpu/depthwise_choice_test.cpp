@@ -7,6 +7,7 @@
 #include "lowering/gpu/depthwise_choice.hpp"
 #include "ops/conv_fwd.hpp"
 #include "ops/convnd_bwd_data.hpp"
+#include "ops/grouped_conv_bwd_weight.hpp"
 
 namespace {
 using tg::index_t;
@@ -66,9 +67,11 @@ TEST(DepthwiseChoice, Numbers) {
 // lookup) instead of running it.
 struct choice_backend {
   tg::depthwise_plan plan;
+  bool views_ok = false;
 };
 template <class Batch>
 void gemm(choice_backend& be, const Batch& batch, tg::gemm_epilogue, tg::gemm_policy) {
+  be.views_ok = tg::depthwise_views_ok<Batch>();
   if constexpr (tg::depthwise_views_ok<Batch>()) be.plan = tg::choose_depthwise(tg::depthwise_facts_of(batch));
   else be.plan.why = "views not affine-split";
 }
@@ -94,9 +97,14 @@ std::pair<tg::depthwise_plan, tg::depthwise_plan> plans(const problem& q) {
   const auto p = make(q);
   std::vector<float> x(static_cast<std::size_t>(p.x_desc<ND>().element_space)), w(static_cast<std::size_t>(p.w_desc<ND>().element_space)),
       y(static_cast<std::size_t>(p.y_desc<ND>().element_space));
-  choice_backend data, fwd;
+  choice_backend data, fwd, weight;
   tg::ops::convnd_bwd_data<ND>(data, p, y.data(), w.data(), x.data());
   tg::ops::conv_fwd<ND>(fwd, p, x.data(), w.data(), y.data());
+  // Backward weight's B is x's im2col (padding guards): the kernel is not even instantiated for it.
+  tg::ops::grouped_conv_bwd_weight<ND>(weight, p, x.data(), y.data(), w.data());
+  EXPECT_TRUE(data.views_ok);
+  EXPECT_TRUE(fwd.views_ok);
+  EXPECT_FALSE(weight.views_ok);
   return {data.plan, fwd.plan};
 }
 
