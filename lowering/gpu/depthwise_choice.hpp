@@ -116,7 +116,10 @@ constexpr bool depthwise_views_ok() {
   return affine_split<decltype(V::a)>::on && affine_split<decltype(V::c)>::on && affine_split<decltype(V::b)>::n_guards == 0;
 }
 
-// The batch's facts for choose_depthwise (unit_groups asked only where the cheaper facts pass).
+// The batch's facts for choose_depthwise, each GEMM's views built once (a col2im class's take a
+// microsecond on the host, inside every call): it stops at the first GEMM of more than one column or
+// too few groups (choose_depthwise refuses those whatever the rest), and asks unit_groups only where
+// the cheaper facts pass.
 template <class Batch>
 depthwise_facts depthwise_facts_of(const Batch& batch) {
   using V = decltype(batch.views(0));
@@ -126,18 +129,15 @@ depthwise_facts depthwise_facts_of(const Batch& batch) {
   f.row_entry_bytes = f.entry_bytes + sizeof(typename affine_split<decltype(V::c)>::entry);
   f.b_entry_bytes = sizeof(typename affine_split<decltype(V::b)>::entry);
   f.rows_per_thread = depthwise_rows<decltype(V::a)>;
+  f.unit_groups = true;
   for (index_t t = 0; t < batch.count(); ++t) {
     const auto v = batch.views(t);
     f.groups = v.groups();
     f.max_m = v.m() > f.max_m ? v.m() : f.max_m;
     f.max_n = v.n() > f.max_n ? v.n() : f.max_n;
     f.max_k = v.k() > f.max_k ? v.k() : f.max_k;
-  }
-  if (f.max_n != 1 || f.groups < f.group_word) return f;
-  f.unit_groups = true;
-  for (index_t t = 0; t < batch.count() && f.unit_groups; ++t) {
-    const auto v = batch.views(t);
-    f.unit_groups = unit_groups_remembered(v.a) && unit_groups_remembered(v.c);
+    if (f.max_n != 1 || f.groups < f.group_word) return f.unit_groups = false, f;
+    f.unit_groups = f.unit_groups && unit_groups_remembered(v.a) && unit_groups_remembered(v.c);
   }
   return f;
 }

@@ -9,8 +9,6 @@
 // element of C is one thread's sum in k order: bit-identical run to run, no split-K.
 // depthwise_choice.hpp decides which batches take it.
 #pragma once
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include "lowering/gpu/depthwise_choice.hpp"
 #include "lowering/gpu/gemm_launch.hpp"
@@ -23,12 +21,6 @@ struct depthwise_args {
   index_t row_tiles;  // tiles of tile_rows rows
   int lanes;          // group words side by side per row
 };
-
-// The entry of row m of a [G, M, ...] view for group 0 (unit_groups: group g's is g elements on).
-template <class View>
-__device__ typename affine_split<View>::entry row_entry(const View& v, index_t m) {
-  return detail::entry_at(v, detail::only_from(v, multi_index<3>{{0, m, 0}}, 1, 0));
-}
 
 // Rows r < real_rows of C's word of groups g .. g + GV - 1 through the epilogue, from the rows' entries
 // e (group 0) and the column's guards `box`: one 16-byte store where all GV groups are real and the
@@ -88,8 +80,8 @@ __global__ void TG_VENDOR_LAUNCH_BOUNDS((depthwise_threads, 2), (depthwise_threa
     const index_t m_first = t * tile_rows;
     for (int i = tid; i < tile_rows; i += depthwise_threads) {
       const index_t m = m_first + i < M ? m_first + i : M - 1;
-      a_rows[buf * tile_rows + i] = row_entry(v.a, m);
-      c_rows[buf * tile_rows + i] = row_entry(v.c, m);
+      a_rows[buf * tile_rows + i] = affine_entry<1>(v.a, 0, 1, m);  // group 0 (unit_groups: group g's is g elements on)
+      c_rows[buf * tile_rows + i] = affine_entry<1>(v.c, 0, 1, m);
     }
   };
   auto tile_real = [&](index_t t) { return t < da.row_tiles && t * tile_rows < M; };  // uniform
@@ -158,7 +150,6 @@ bool launch_depthwise(gpu_backend& be, const Batch& batch, gemm_epilogue ep, std
     using V = decltype(batch.views(0));
     using EA = typename affine_split<decltype(V::a)>::entry;
     using EB = typename affine_split<decltype(V::b)>::entry;
-    if (const char* env = std::getenv("TG_GEMM_PIPELINE"); env && std::strcmp(env, "cp_async") == 0) return why = "TG_GEMM_PIPELINE=cp_async", false;
     const depthwise_facts f = depthwise_facts_of(batch);
     const depthwise_plan p = choose_depthwise(f);
     if (!p.ok) {

@@ -5,6 +5,8 @@
 // pipeline of gemm.hpp. Channels-first tensors go through channels-last copies first (feature_last.hpp).
 // TG_GEMM_PIPELINE=cp_async forces the latter (A/B runs).
 #pragma once
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include "lowering/gpu/feature_last.hpp"
 #include "lowering/gpu/gemm.hpp"
@@ -19,18 +21,24 @@ template <class Batch>
 void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_policy pol = {}) {
   // Channels-first tensors: the GEMM on channels-last copies (the same batch type: no new instantiation).
   if (gemm_on_feature_last_copies(be, batch, ep, [&](const Batch& copies) { gemm(be, copies, ep, pol); })) return;
+  // TG_GEMM_PIPELINE=cp_async: the cp.async pipeline for every batch (A/B runs), read once.
+  static const bool cp_async_only = [] {
+    const char* env = std::getenv("TG_GEMM_PIPELINE");
+    return env && std::strcmp(env, "cp_async") == 0;
+  }();
+  std::string why = "TG_GEMM_PIPELINE=cp_async";
   // One column per group, groups one element apart (channels-last depthwise): no matrix-core tile fits.
-  std::string why;
-  if (gpu_gemm::launch_depthwise(be, batch, ep, why)) {
+  if (!cp_async_only && gpu_gemm::launch_depthwise(be, batch, ep, why)) {
     report_gemm_path(why);
     return;
   }
-  why = "HIP build";
 #if defined(__CUDACC__) && !defined(__HIP__)
-  if (tma_gemm::run(be, batch, ep, pol, why)) {
+  if (!cp_async_only && tma_gemm::run(be, batch, ep, pol, why)) {
     report_gemm_path(why);
     return;
   }
+#else
+  if (!cp_async_only) why = "HIP build";
 #endif
   report_gemm_path("cp_async gemm (TMA pipeline not taken: " + why + ")");
   gemm_cp_async(be, batch, ep, pol);

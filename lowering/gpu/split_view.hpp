@@ -110,7 +110,7 @@ TG_HD inline typename affine_split<View>::entry affine_entry(const View& v, inde
   const auto l0 = detail::only_from(v, at(x), dim, other);
   auto e = detail::entry_at(v, l0);
   e.run = 0;
-  if (x % V == 0) {  // only aligned entries start pieces
+  if (V > 1 && x % V == 0) {  // only aligned entries start pieces (a run of one element is never asked for)
     const auto l1 = detail::only_from(v, at(x + V - 1), dim, other);
     int moved = 0;
     bool by_run = true;

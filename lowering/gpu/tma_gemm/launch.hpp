@@ -174,7 +174,6 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     why = "element type: the TMA pipeline takes fp16 and bf16";
     return false;
   } else {
-    if (const char* env = std::getenv("TG_GEMM_PIPELINE"); env && std::strcmp(env, "cp_async") == 0) return why = "TG_GEMM_PIPELINE=cp_async", false;
     if (ep.op != epilogue_op::store) return why = "an accumulating epilogue", false;
     if (batch.count() > max_classes) return why = "more than " + std::to_string(max_classes) + " GEMMs in the batch", false;
     const std::vector<V> vs = views_of(batch);  // built once: col2im views cost microseconds each
