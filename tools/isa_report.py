@@ -87,7 +87,8 @@ def classify(d, unit="ops"):
     are single_gemm over im2col views; the forward's are told apart by their unit (unit_of)."""
     kinds = (("gpu_gemm::gemm_kernel<", "gemm"), ("gpu_gemm::splitk_reduce_kernel<", "split-K reduce"),
              ("gpu_gemm::fill_kernel<", "fill"), ("gpu_gemm::gemm_small_kernel<", "small-M gemm"),
-             ("gpu_gemm::gemm_depthwise_kernel<", "depthwise gemm"),
+             ("gpu_gemm::gemm_depthwise_kernel<", "depthwise gemm"), ("gpu_gemm::gemm_sliding_kernel<", "sliding gemm"),
+             ("gpu_gemm::sliding_entries_kernel<", "sliding entries"), ("gpu_gemm::sliding_sum_kernel<", "sliding sum"),
              ("gpu_gemm::k_entries_kernel<", "k entries"), ("gpu_gemm::k_tiles_kernel<", "k tiles"),
              ("gpu_gemm::views_kernel<", "views"), ("gpu_window::gather_kernel<", "window gather"),
              ("gpu_window::max_forward_kernel<", "max forward"), ("gpu_rows::row_sums_kernel<", "row sums"),
@@ -97,7 +98,8 @@ def classify(d, unit="ops"):
              ("gpu_relayout::generic_kernel<", "relayout generic"))
     kind = next((k for key, k in kinds if key in d), "other")
     op, detail = "?", ""
-    if kind in ("gemm", "split-K reduce", "fill", "small-M gemm", "depthwise gemm", "k entries", "k tiles", "views"):
+    if kind in ("gemm", "split-K reduce", "fill", "small-M gemm", "depthwise gemm", "sliding gemm", "sliding entries", "sliding sum",
+                "k entries", "k tiles", "views"):
         m = re.search(r"col2im_(?:batch|rule)<(?:\(int\))?(\d+)[,>]", d)
         rule = re.search(r"conv_(fwd|bwd_weight)_rule<(?:\(int\))?(\d+)>", d)  # tensor_batch's rule names the op
         if m:
@@ -105,13 +107,13 @@ def classify(d, unit="ops"):
         elif rule:
             op = "conv_fwd" if rule.group(1) == "fwd" else "grouped_conv_bwd_weight"
             detail = f"im2col {rule.group(2)}D"
-        elif "single_gemm<" in d or kind == "small-M gemm":  # the small-M kernel takes single GEMMs' views
+        elif "single_gemm<" in d or kind in ("small-M gemm", "sliding gemm", "sliding entries"):  # these take single GEMMs' views
             arity = _first_tuple_arity(d, "merge<")
             op = "conv_fwd" if unit == "conv_fwd" else "grouped_conv_bwd_weight"
             detail = f"im2col {arity - 1}D" if arity else "im2col"
-        m = re.search(r"gemm_small_kernel<(?:\(int\))?(\d+), (?:\(int\))?(\d+), (?:\(int\))?(\d+),", d)
-        if m:  # rows x columns per thread, and groups per thread where it owns a word of them
-            detail += f" {m.group(1)}x{m.group(2)}" + (f" g{m.group(3)}" if m.group(3) != "1" else "")
+        m = re.search(r"gemm_small_kernel<(?:\(int\))?(\d+), (?:\(int\))?(\d+),", d)
+        if m:  # rows x columns per thread
+            detail += f" {m.group(1)}x{m.group(2)}"
         # tile_policy<BM, BN, BK, WarpsM, WarpsN, Stages[, EntryRing[, WgmmaAsync]]>
         m = re.search(r"tile_policy<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+)((?:, (?:true|false))*)>", d)
         if m:
@@ -166,7 +168,7 @@ EXPECTED_KERNELS = {"ops": [
     ("convnd_bwd_data", "gemm", 3), ("convnd_bwd_data", "split-K reduce", 3), ("convnd_bwd_data", "fill", 3),
     ("convnd_bwd_data", "depthwise gemm", 3),
     ("grouped_conv_bwd_weight", "gemm", 3), ("grouped_conv_bwd_weight", "split-K reduce", 3),
-    ("grouped_conv_bwd_weight", "fill", 3),
+    ("grouped_conv_bwd_weight", "fill", 3), ("grouped_conv_bwd_weight", "sliding gemm", 3),
     ("maxpool2d_bwd", "window gather", 2), ("maxpool2d_fwd", "max forward", 1),
     ("avgpool3d_bwd", "window gather", 1),
     ("groupnorm_bwd", "row sums", 1), ("groupnorm_bwd", "for_each", 2), ("groupnorm_bwd", "row affine", 1),
@@ -200,7 +202,7 @@ def print_table(rows, columns, out=sys.stdout):
 
 ORDER = ["conv_fwd", "convnd_bwd_data", "grouped_conv_bwd_weight", "maxpool2d_bwd", "maxpool2d_fwd", "avgpool3d_bwd",
          "groupnorm_bwd", "groupnorm_fwd", "?"]
-KIND_ORDER = ["tma gemm", "gemm", "small-M gemm", "depthwise gemm", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine",
+KIND_ORDER = ["tma gemm", "gemm", "small-M gemm", "depthwise gemm", "sliding gemm", "sliding entries", "sliding sum", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine",
               "relayout transpose", "relayout rows", "relayout generic", "other"]
 
 

@@ -34,7 +34,6 @@ struct gemm_tile_table {
   using narrow = gpu_gemm::tile_policy<32, 64, 32, 1, 2, 2>;
   using half_n = main;  // main is 64 columns wide already
   static constexpr int small_max_m = 1;
-  static constexpr bool small_group_words = false;  // not built for AMD yet (no ISA budget measured)
 #else
   using E = gpu_gemm::elem_t<decltype(std::declval<Batch>().views(0).a)>;
   // Batches of GEMMs (col2im classes: backward data) 2x2 warps of 64x64 (half the shared-memory
@@ -55,7 +54,6 @@ struct gemm_tile_table {
   // where main's 128 columns would be half padding.
   using half_n = gpu_gemm::tile_policy<128, 64, 32, 2, 2, sizeof(E) == 2 ? 4 : 3>;
   static constexpr int small_max_m = 8;  // most rows per group for the small-M kernel
-  static constexpr bool small_group_words = true;  // one-row GEMMs with groups one element apart: group words
 #endif
   static constexpr bool has_narrow = is_single_gemm<Batch>::value;
   static constexpr bool has_half_n = !is_single_gemm<Batch>::value;
@@ -81,10 +79,10 @@ void gemm_cp_async(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, g
   };
   switch (choose_cp_async_tile(max_m, max_n, table::facts)) {  // each entry instantiated only where the table has it
     case cp_async_tile::small_one_row:
-      if constexpr (table::facts.small_ok) return gpu_gemm::launch_small<1, table::small_group_words>(be, batch, ep, pol);  // depthwise
+      if constexpr (table::facts.small_ok) return gpu_gemm::launch_small<1>(be, batch, ep, pol);
       break;
     case cp_async_tile::small_rows:
-      if constexpr (table::facts.small_ok && table::small_max_m > 1) return gpu_gemm::launch_small<table::small_max_m, false>(be, batch, ep, pol);
+      if constexpr (table::facts.small_ok && table::small_max_m > 1) return gpu_gemm::launch_small<table::small_max_m>(be, batch, ep, pol);
       break;
     case cp_async_tile::narrow:
       if constexpr (table::has_narrow) return gpu_gemm::launch<typename table::narrow>(be, batch, ep, pol, tiles(typename table::narrow{}), G);

@@ -1,5 +1,7 @@
 // The GPU GEMM: which pipeline runs a batch. GEMMs of one column per group with the groups one element
-// apart (channels-last depthwise) take the depthwise pipeline (gemm_depthwise.hpp) on every GPU. On an
+// apart (channels-last depthwise) take the depthwise pipeline (gemm_depthwise.hpp) on every GPU, and
+// single GEMMs of one row per group with the groups one element apart (channels-last depthwise
+// backward weight) the sliding-window pipeline (gemm_sliding.hpp). On an
 // sm_90a GPU, 16-bit GEMMs whose operands are TMA boxes (channels-last convolutions:
 // lowering/gpu/boxes.hpp) take the warp-specialized TMA pipeline (lowering/gpu/tma_gemm/); everything else (AMD, sm_80, fp32, views that are not boxes) the cp.async
 // pipeline of gemm.hpp. Channels-first tensors go through channels-last copies first (feature_last.hpp).
@@ -11,6 +13,7 @@
 #include "lowering/gpu/feature_last.hpp"
 #include "lowering/gpu/gemm.hpp"
 #include "lowering/gpu/gemm_depthwise.hpp"
+#include "lowering/gpu/gemm_sliding.hpp"
 #include "lowering/gpu/path_report.hpp"
 #if defined(__CUDACC__) && !defined(__HIP__)
 #include "lowering/gpu/tma_gemm/launch.hpp"
@@ -30,6 +33,13 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
   // One column per group, groups one element apart (channels-last depthwise): no matrix-core tile fits.
   if (!cp_async_only && gpu_gemm::launch_depthwise(be, batch, ep, why)) {
     report_gemm_path(why);
+    return;
+  }
+  // One row per group, groups one element apart, one long reduction (channels-last depthwise backward
+  // weight): each thread's filter taps slide along the output row.
+  std::string why_sliding;
+  if (!cp_async_only && gpu_gemm::launch_sliding(be, batch, ep, pol, why_sliding)) {
+    report_gemm_path(why_sliding);
     return;
   }
 #if defined(__CUDACC__) && !defined(__HIP__)

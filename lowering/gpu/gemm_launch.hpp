@@ -127,17 +127,17 @@ constexpr bool small_m_ok() {
   using V = decltype(std::declval<Batch>().views(0));
   return is_single_gemm<Batch>::value && affine_split<decltype(V::a)>::on && affine_split<decltype(V::b)>::on;
 }
-template <int MR, int NR, int GV, class Batch>
+template <int MR, int NR, class Batch>
 void launch_small_as(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, bool g_lanes) {
   using V = decltype(batch.views(0));
   const V v = batch.views(0);
   const index_t G = v.groups(), M = v.m(), N = v.n(), K = v.k();
   small_args sa{g_lanes, 1, K, nullptr, nullptr, nullptr};
-  const index_t gx = sa.g_lanes ? ceil_div(G, index_t{small_lanes} * GV) : G, ny = ceil_div(N, index_t{NR});
+  const index_t gx = sa.g_lanes ? ceil_div(G, index_t{small_lanes}) : G, ny = ceil_div(N, index_t{NR});
   const index_t step = sa.g_lanes ? small_threads / small_lanes : small_threads;
   index_t want = pol.k_splits;
   if (want <= 0) {  // about four blocks per multiprocessor in whole waves, each thread at least 16 k
-    static const int resident = arch::resident_blocks(&gemm_small_kernel<MR, NR, GV, V>, small_threads, 0);
+    static const int resident = arch::resident_blocks(&gemm_small_kernel<MR, NR, V>, small_threads, 0);
     const index_t waves = resident < 4 ? ceil_div(index_t{4}, index_t{resident}) : 1;
     want = split_k_chunks(gx * ny, waves * resident * be.processors(), K / (16 * step));
   }
@@ -158,16 +158,14 @@ void launch_small_as(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm
   sa.b_ks = eb;
   sa.workspace = reinterpret_cast<float*>(base + at_ws);
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(ny), static_cast<unsigned>(sa.splits));
-  TG_LAUNCH((gemm_small_kernel<MR, NR, GV, V>), grid, small_threads, 0, be.stream, v, sa);
+  TG_LAUNCH((gemm_small_kernel<MR, NR, V>), grid, small_threads, 0, be.stream, v, sa);
   TG_LAUNCH((splitk_reduce_kernel<Batch>), grid_for(G * M * N, 256), 256, 0, be.stream, batch, ep, sa.workspace, sa.splits,
             memory_order(v.c.desc));
 }
 
-// Lanes along the group when B's groups lie closer together in memory than its k. One row per group
-// with both operands' groups one element apart (channels-last depthwise) takes group words where the
-// architecture has them (GroupWords): 16 bytes of groups per thread, 4 columns (8 spilled under the
-// one-row kernel's 128 registers); else 8 columns (taps, or one tap's 8 channels) per thread.
-template <int MR, bool GroupWords, class Batch>
+// Lanes along the group when B's groups lie closer together in memory than its k; 8 columns (taps,
+// or one tap's 8 channels) per thread.
+template <int MR, class Batch>
 void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol) {
   using V = decltype(batch.views(0));
   const V v = batch.views(0);
@@ -176,12 +174,7 @@ void launch_small(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_po
     return s < 0 ? -s : s;
   };
   const bool g_lanes = v.groups() > 1 && v.k() > 1 && stride(v.b.desc, 0) < stride(v.b.desc, 2);
-  if constexpr (MR == 1 && GroupWords) {
-    constexpr int GV = 16 / sizeof(elem_t<decltype(V::b)>);
-    if (g_lanes && unit_groups(v.a) && unit_groups(v.b))
-      return launch_small_as<1, 4, GV>(be, batch, ep, pol, true);
-  }
-  launch_small_as<MR, 8, 1>(be, batch, ep, pol, g_lanes);
+  launch_small_as<MR, 8>(be, batch, ep, pol, g_lanes);
 }
 }  // namespace gpu_gemm
 }  // namespace tg

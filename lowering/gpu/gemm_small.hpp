@@ -9,10 +9,8 @@
 // over g, warps over k), channels-first puts the k (output positions) next to each other (lanes over
 // k). A thread's rows that form a run of memory (16 bytes: channels-last resnext's 8 output channels
 // of dy, 8 input channels of one tap of x) are read as one word, its other rows element by element.
-// Group words (GV > 1, lanes over groups, one row: channels-last depthwise): a thread owns GV
-// consecutive groups, whose elements at any (row, k) are one 16-byte word of memory with shared guards
-// (the launch checks unit_groups, split_view.hpp), so one load and one guard test serve GV groups
-// instead of one (performance.md section 13).
+// (Channels-last depthwise, one row per group with the groups one element apart, takes the sliding
+// pipeline instead: gemm_sliding.hpp. small_rows' group words serve it and the depthwise pipeline.)
 // The loop is software-pipelined (the next k's entries and values are read during this k's products):
 // with one dependent pair of loads in flight it was latency-bound (performance.md sections 8, 11). Each block writes its fixed-order
 // partial sums of one split-K chunk to a workspace that splitk_reduce_kernel adds in chunk order, so
@@ -58,11 +56,24 @@ struct small_rows {
   int groups;  // GV > 1: the real groups of the word (fewer at the end of G)
 
   __device__ small_rows(const View& v, index_t g, index_t r0, index_t rows, index_t G = 1) {
+    fill(v, g, G, [&](int r) { return r0 + r < rows ? r0 + r : index_t{-1}; });
+  }
+  // Rows picked by index: row r is rows[r] from r = first on, none before it (the sliding pipeline's
+  // right-aligned columns).
+  __device__ small_rows(const View& v, index_t g, const int (&rows)[R], int first, index_t G) {
+    fill(v, g, G, [&](int r) { return r >= first ? index_t{rows[r]} : index_t{-1}; });
+  }
+
+ private:
+  // Row r is row_of(r) of the view, or none (-1: not real).
+  template <class RowOf>
+  __device__ void fill(const View& v, index_t g, index_t G, RowOf row_of) {
     groups = static_cast<int>(G - g < GV ? G - g : GV);
     TG_UNROLL for (int q = 0; q < runs; ++q) word[q] = true;
     TG_UNROLL for (int r = 0; r < R; ++r) {
-      real[r] = r0 + r < rows;
-      const entry e = affine_entry<V>(v, g, 1, real[r] ? r0 + r : 0);
+      const index_t at = row_of(r);
+      real[r] = at >= 0;
+      const entry e = affine_entry<V>(v, g, 1, real[r] ? at : 0);
       const guards box(v, e);
       ptr[r] = v.data + e.off;
       TG_UNROLL for (int i = 0; i < guards::n; ++i) {
@@ -77,6 +88,7 @@ struct small_rows {
     }
   }
 
+ public:
   // From row entries already made for group 0 (the launch checked unit_groups: group g's entry is g
   // elements on, with the same guards), the first real_rows of them real; `base` holds the guards of a
   // zero entry. No walk of the view per row: the depthwise pipeline makes a tile's entries once for
@@ -115,19 +127,17 @@ struct small_rows {
   // element under the same guards.
   __device__ raw_values issue_groups(const entry& k) const {
     raw_values p;
-    TG_UNROLL for (int r = 0; r < R; ++r) {
-      p.w[r] = gpu_fast::word16{0u, 0u, 0u, 0u};
-      if (!valid(r, k)) continue;
-      const E* const at = ptr[r] + k.off;
-      if (groups == GV && (reinterpret_cast<std::uintptr_t>(at) & 15u) == 0) {
-        p.w[r] = *reinterpret_cast<const gpu_fast::word16*>(at);
-      } else {
-        auto e = __builtin_bit_cast(gpu_fast::pack<E, V>, p.w[r]);
-        TG_UNROLL for (int t = 0; t < GV; ++t) if (t < groups) e.v[t] = at[t];  // unrolled: a run-time index would put e on the stack
-        p.w[r] = __builtin_bit_cast(gpu_fast::word16, e);
-      }
-    }
+    TG_UNROLL for (int r = 0; r < R; ++r) p.w[r] = issue_group(r, k);
     return p;
+  }
+  // Row r's word of issue_groups.
+  __device__ gpu_fast::word16 issue_group(int r, const entry& k) const {
+    if (!valid(r, k)) return gpu_fast::word16{0u, 0u, 0u, 0u};
+    const E* const at = ptr[r] + k.off;
+    if (groups == GV && (reinterpret_cast<std::uintptr_t>(at) & 15u) == 0) return *reinterpret_cast<const gpu_fast::word16*>(at);
+    gpu_fast::pack<E, V> e{};
+    TG_UNROLL for (int t = 0; t < GV; ++t) if (t < groups) e.v[t] = at[t];  // unrolled: a run-time index would put e on the stack
+    return __builtin_bit_cast(gpu_fast::word16, e);
   }
   // issue_groups where every word is whole and 16-byte aligned (all GV groups real, the caller checked
   // the addresses once): a guard test and one load per row, no per-load alignment branch.
@@ -182,28 +192,17 @@ struct small_rows {
   }
 };
 
-// NVIDIA: the one-row (depthwise) kernel held to two blocks per multiprocessor (128 registers; the
-// two-deep pipeline took fp32 to 140, one block); group words likewise up to 2-d, but 3-d views (three
-// guards) and bf16 (its conversions) spilled 8-88 bytes under that bound and get one block. AMD
-// (one-row form only): two waves per SIMD.
-// Group words: how many k of raw words each thread keeps in flight (20 registers a k: two deep spilled
-// under two blocks per multiprocessor).
-constexpr int small_group_words_depth = 1;
-template <int MR, int GV, class Views>
-inline constexpr int small_min_blocks =
-    GV > 1 ? (affine_split<decltype(Views::b)>::n_guards <= 2 && !std::is_same_v<std::remove_const_t<typename decltype(Views::b)::value_type>, bf16_t> ? 2 : 1)
-           : MR == 1 ? 2 : 1;
-
-template <int MR, int NR, int GV, class Views>
-// AMD: two waves per SIMD (gfx908 fp32 3-d took 132 VGPRs); NVIDIA: small_min_blocks.
-__global__ void TG_VENDOR_LAUNCH_BOUNDS((small_threads, 2), (small_threads, small_min_blocks<MR, GV, Views>)) gemm_small_kernel(Views v, small_args sa) {
+// NVIDIA: the one-row kernel held to two blocks per multiprocessor (128 registers; the two-deep
+// pipeline took fp32 to 140, one block). AMD (one-row form only): two waves per SIMD.
+template <int MR, int NR, class Views>
+// AMD: two waves per SIMD (gfx908 fp32 3-d took 132 VGPRs); NVIDIA: two blocks of the one-row kernel.
+__global__ void TG_VENDOR_LAUNCH_BOUNDS((small_threads, 2), (small_threads, MR == 1 ? 2 : 1)) gemm_small_kernel(Views v, small_args sa) {
   using EA = typename affine_split<decltype(v.a)>::entry;
   using EB = typename affine_split<decltype(v.b)>::entry;
-  static_assert(GV == 1 || MR == 1, "group words: one row per group");
   __shared__ float partial[small_threads][NR];
   const index_t G = v.groups(), M = v.m(), N = v.n(), K = v.k();
   const int tid = threadIdx.x, lane = tid % small_lanes, warp = tid / small_lanes;
-  const index_t g = sa.g_lanes ? (blockIdx.x * small_lanes + lane) * GV : blockIdx.x;
+  const index_t g = sa.g_lanes ? blockIdx.x * small_lanes + lane : blockIdx.x;
   const index_t n0 = blockIdx.y * NR;
   const int s = blockIdx.z;
   const bool active = g < G;
@@ -212,10 +211,10 @@ __global__ void TG_VENDOR_LAUNCH_BOUNDS((small_threads, 2), (small_threads, smal
   const EA* a_ks = static_cast<const EA*>(sa.a_ks);
   const EB* b_ks = static_cast<const EB*>(sa.b_ks);
 
-  float acc[GV][MR][NR] = {};
+  float acc[MR][NR] = {};
   if (active) {
-    const small_rows<MR, decltype(v.a), GV> ra(v.a, g, 0, M, G);
-    const small_rows<NR, decltype(v.b), GV> rb(v.b, g, n0, N, G);
+    const small_rows<MR, decltype(v.a)> ra(v.a, g, 0, M);
+    const small_rows<NR, decltype(v.b)> rb(v.b, g, n0, N);
     // Software pipeline, two k deep: during the products of k, the values of k + step and k + 2 step
     // and the entries of k + 3 step are in flight (8 warps per multiprocessor at ~200 registers: one k
     // of loads in flight per thread left them waiting on L2, performance.md section 11).
@@ -225,78 +224,41 @@ __global__ void TG_VENDOR_LAUNCH_BOUNDS((small_threads, 2), (small_threads, smal
     auto entries = [&](index_t at) {
       if (at < k1) { ka = a_ks[at]; kb = b_ks[at]; }
     };
-    auto issue_a = [&] {
-      if constexpr (GV > 1) return ra.issue_groups(ka);
-      else return ra.issue(ka);
-    };
-    auto issue_b = [&] {
-      if constexpr (GV > 1) return rb.issue_groups(kb);
-      else return rb.issue(kb);
-    };
-    if constexpr (GV > 1) {
-      // Group words: a pipeline small_group_words_depth k deep.
-      constexpr int depth = small_group_words_depth;
-      using RA = decltype(issue_a());
-      using RB = decltype(issue_b());
-      RA va[depth];
-      RB vb[depth];
-      TG_UNROLL for (int d = 0; d < depth; ++d) {
-        entries(k + d * step);
-        va[d] = issue_a();
-        vb[d] = issue_b();
-      }
-      entries(k + depth * step);
-      for (; k < k1; k += step) {
-        const RA a_raw = va[0];
-        const RB b_raw = vb[0];
-        TG_UNROLL for (int d = 0; d + 1 < depth; ++d) { va[d] = va[d + 1]; vb[d] = vb[d + 1]; }
-        if (k + depth * step < k1) { va[depth - 1] = issue_a(); vb[depth - 1] = issue_b(); }
-        entries(k + (depth + 1) * step);
-        float a[GV];
-        ra.group_values(a_raw, 0, a);
-        TG_UNROLL for (int j = 0; j < NR; ++j) {
-          float b[GV];
-          rb.group_values(b_raw, j, b);
-          TG_UNROLL for (int t = 0; t < GV; ++t) acc[t][0][j] += a[t] * b[t];
-        }
-      }
-    } else {
-      entries(k);
-      auto va0 = issue_a();
-      auto vb0 = issue_b();
-      entries(k + step);
-      auto va1 = issue_a();
-      auto vb1 = issue_b();
-      entries(k + 2 * step);
-      for (; k < k1; k += step) {
-        float a[MR], b[NR];
-        ra.values(va0, a);
-        rb.values(vb0, b);
-        va0 = va1;
-        vb0 = vb1;
-        if (k + 2 * step < k1) { va1 = issue_a(); vb1 = issue_b(); }
-        entries(k + 3 * step);
-        TG_UNROLL for (int j = 0; j < NR; ++j) TG_UNROLL for (int m = 0; m < MR; ++m) acc[0][m][j] += a[m] * b[j];
-      }
+    auto issue_a = [&] { return ra.issue(ka); };
+    auto issue_b = [&] { return rb.issue(kb); };
+    entries(k);
+    auto va0 = issue_a();
+    auto vb0 = issue_b();
+    entries(k + step);
+    auto va1 = issue_a();
+    auto vb1 = issue_b();
+    entries(k + 2 * step);
+    for (; k < k1; k += step) {
+      float a[MR], b[NR];
+      ra.values(va0, a);
+      rb.values(vb0, b);
+      va0 = va1;
+      vb0 = vb1;
+      if (k + 2 * step < k1) { va1 = issue_a(); vb1 = issue_b(); }
+      entries(k + 3 * step);
+      TG_UNROLL for (int j = 0; j < NR; ++j) TG_UNROLL for (int m = 0; m < MR; ++m) acc[m][j] += a[m] * b[j];
     }
   }
   // Threads of one group add their sums in thread order: g-lanes, the 8 warps' lanes `lane`;
-  // k-lanes, all 256 threads. One row m (of one of the thread's groups t) at a time through shared memory.
+  // k-lanes, all 256 threads. One row m at a time through shared memory.
   const int partners = sa.g_lanes ? small_threads / small_lanes : small_threads, slots = sa.g_lanes ? small_lanes * NR : NR;
-  TG_UNROLL for (int t = 0; t < GV; ++t) {
-    TG_UNROLL for (int m = 0; m < MR; ++m) {
-      if (m >= M) break;  // uniform
-      TG_UNROLL for (int j = 0; j < NR; ++j) partial[tid][j] = acc[t][m][j];
-      __syncthreads();
-      if (tid < slots) {
-        const int q = sa.g_lanes ? tid / NR : 0, j = tid % NR;
-        float sum = 0.0f;
-        for (int p = 0; p < partners; ++p) sum += partial[sa.g_lanes ? p * small_lanes + q : p][j];
-        const index_t gq = sa.g_lanes ? (blockIdx.x * small_lanes + q) * GV + t : g;
-        if (gq < G && n0 + j < N) sa.workspace[((s * G + gq) * M + m) * N + n0 + j] = sum;
-      }
-      __syncthreads();
+  TG_UNROLL for (int m = 0; m < MR; ++m) {
+    if (m >= M) break;  // uniform
+    TG_UNROLL for (int j = 0; j < NR; ++j) partial[tid][j] = acc[m][j];
+    __syncthreads();
+    if (tid < slots) {
+      const int q = sa.g_lanes ? tid / NR : 0, j = tid % NR;
+      float sum = 0.0f;
+      for (int p = 0; p < partners; ++p) sum += partial[sa.g_lanes ? p * small_lanes + q : p][j];
+      const index_t gq = sa.g_lanes ? blockIdx.x * small_lanes + q : g;
+      if (gq < G && n0 + j < N) sa.workspace[((s * G + gq) * M + m) * N + n0 + j] = sum;
     }
+    __syncthreads();
   }
 }
 }  // namespace gpu_gemm

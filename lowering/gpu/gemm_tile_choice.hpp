@@ -6,7 +6,7 @@
 
 namespace tg {
 enum class cp_async_tile {
-  small_one_row,  // the small-M kernel, one row per group (depthwise), group words where the table has them
+  small_one_row,  // the small-M kernel, one row per group (depthwise the sliding pipeline does not take)
   small_rows,     // the small-M kernel, up to small_max_m rows per group (resnext-like)
   narrow,         // single GEMMs with few rows (grouped backward weight)
   half_n,         // batches with at most half_n_bn columns (backward data with few channels)
