@@ -5,10 +5,12 @@
 // a contiguous range of k. Where the tile's columns are consecutive taps of a filter row, the window
 // slides: at k + 1 (the next output position) column j is what column j + 1 was at k, so a step loads
 // one word of x and one of dy for 4 x 8 products, the other columns stay in registers as floats (a
-// ring whose rotation is the unrolled step's index, so nothing moves). A step whose k entry is not
-// one column step on (a new output row) loads the whole window. Loads run one step ahead of the
-// products. Sums: the threads of a block's k chunk in order (shared memory), then the chunks in order
-// (sliding_sum_kernel): bit-identical run to run.
+// ring whose rotation is the unrolled step's index, so nothing moves). Along an output row the k
+// entries move by the k step, so they are stepped by adds (sliding_entries_kernel marks where rows
+// start); a step that starts a row reads its entries and loads the whole window. Loads run
+// arch::sliding_steps_in_flight steps ahead of the products. Sums: the threads of a block's k chunk in
+// order (shared memory), then the chunks in order (sliding_sum_kernel): bit-identical run to run.
+// Measured and its limits: performance.md section 22.
 #pragma once
 #include <string>
 #include "lowering/gpu/gemm_launch.hpp"
