@@ -121,6 +121,7 @@ constexpr sliding_plan choose_sliding(const sliding_facts& f) {
   if (!f.unit_groups) return p.why = "groups not one element apart", p;
   if (f.n == 0 || f.tiles == 0) return p.why = "no columns", p;
   if (f.n > 32767 || f.tiles > sliding_max_tiles) return p.why = "filter too large", p;
+  if (f.k > sliding_max_chunk * 65535) return p.why = "reduction too long", p;  // 65535 chunks of at most sliding_max_chunk
   p.words = (f.groups + f.group_word - 1) / f.group_word;
   p.pairs = p.words * f.tiles;
   p.ok = true;

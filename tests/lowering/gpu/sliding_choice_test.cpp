@@ -41,6 +41,10 @@ TEST(SlidingChoice, Numbers) {
   EXPECT_STREQ(tg::choose_sliding(f).why, "groups not one element apart");
   f.unit_groups = true, f.tiles = tg::sliding_max_tiles + 1;
   EXPECT_STREQ(tg::choose_sliding(f).why, "filter too large");
+  f.tiles = 3, f.k = tg::sliding_max_chunk * 65535 + 1;  // the grid could not keep chunks short enough
+  EXPECT_STREQ(tg::choose_sliding(f).why, "reduction too long");
+  f.k -= 1;
+  EXPECT_TRUE(tg::choose_sliding(f).ok);
 }
 
 // Over whole domains: a block holds its pairs in whole warps, the blocks cover every pair once and
