@@ -128,11 +128,15 @@ constexpr sliding_plan choose_sliding(const sliding_facts& f) {
   return sliding_block(p);
 }
 
-// The views the pipeline can take, from their types: one GEMM, A and B affine splits.
+// The views the pipeline can take, from their types: one GEMM, A and B affine splits, A without padding
+// guards. An A with guards is an activation's im2col (the forward convolution's, one row per output
+// position), which has one row per group only in degenerate problems; instantiating the kernel for it
+// cost compile time for nothing (and clang 15 could not unroll its loops there).
 template <class Batch>
 constexpr bool sliding_views_ok() {
   using V = decltype(std::declval<Batch>().views(0));
-  return is_single_gemm<Batch>::value && affine_split<decltype(V::a)>::on && affine_split<decltype(V::b)>::on;
+  return is_single_gemm<Batch>::value && affine_split<decltype(V::a)>::on && affine_split<decltype(V::b)>::on &&
+         affine_split<decltype(V::a)>::n_guards == 0;
 }
 
 // B's column entries of group 0 and its k step, for sliding_tiles.
