@@ -187,8 +187,7 @@ __global__ void TG_VENDOR_LAUNCH_BOUNDS((sliding_max_threads, 2), (sliding_max_t
     float* const ws = sa.workspace + blockIdx.y * G * N;
     TG_UNROLL for (int j = 0; j < NW; ++j) {
       if (j < NW - tile.count) continue;  // right-aligned: not real
-      TG_UNROLL for (int q = 0; q < GV; ++q) {
-        if (q >= groups) break;
+      for (int q = 0; q < groups; ++q) {  // rolled: shared memory only (clang 15 could not unroll it)
         float sum = 0.0f;
         for (int s = 0; s < sa.subs; ++s) sum += partial[s * sa.pairs_per_block + pl][j * GV + q];
         ws[(g + q) * N + tile.n[j]] = sum;
