@@ -103,20 +103,13 @@ __global__ void TG_VENDOR_LAUNCH_BOUNDS((sliding_max_threads, 2), (sliding_max_t
     const small_rows<1, A, GV> ra(v.a, g, 0, 1, G);
     int cols[NW];
     TG_UNROLL for (int j = 0; j < NW; ++j) cols[j] = tile.n[j];
-    const small_rows<NW, B, GV> rb(v.b, g, cols, NW - tile.count, G);
+    using rows_b = small_rows<NW, B, GV>;
+    const rows_b rb(v.b, g, cols, NW - tile.count, G);
     const bool slides = tile.slides != 0;
     // Whole 16-byte words where every group of the word is real and the rows' pointers are aligned
     // (then a step's words are aligned iff its dy and last-column addresses are: column offsets and k
     // offsets are multiples of the word).
-    bool whole = rb.groups == GV && (reinterpret_cast<std::uintptr_t>(ra.ptr[0]) & 15u) == 0;
-    TG_UNROLL for (int j = 0; j < NW; ++j) whole = whole && (reinterpret_cast<std::uintptr_t>(rb.ptr[j]) & 15u) == 0;
-    auto word = [&](const E* p, bool ok, bool aligned) {
-      if (!ok) return gpu_fast::word16{0u, 0u, 0u, 0u};
-      if (aligned) return *reinterpret_cast<const gpu_fast::word16*>(p);
-      gpu_fast::pack<E, GV> e{};
-      TG_UNROLL for (int q = 0; q < GV; ++q) if (q < rb.groups) e.v[q] = p[q];  // unrolled: a run-time index would put e on the stack
-      return __builtin_bit_cast(gpu_fast::word16, e);
-    };
+    const bool whole = ra.whole_words() && rb.whole_words();
     // A step's state: the k part of B's guards and the addresses of its dy word and of its last
     // column's x word. Along an output row they move by the k step (sa.moved; tile columns that slide
     // are that step apart: sliding_tiles), with adds; where a row starts they come from its entries.
@@ -151,12 +144,8 @@ __global__ void TG_VENDOR_LAUNCH_BOUNDS((sliding_max_threads, 2), (sliding_max_t
       const bool aligned = whole && ((reinterpret_cast<std::uintptr_t>(pa) | reinterpret_cast<std::uintptr_t>(pb)) & 15u) == 0;
       // Both validity tests before either load (one scoreboard wait, not one per load).
       const bool a_ok = ra.valid(0, ka), b_ok = rb.valid(NW - 1, kb);
-      a_raw[at] = word(pa, a_ok, aligned);
-      b_raw[at] = word(pb, b_ok, aligned);
-    };
-    auto floats = [](const gpu_fast::word16& w, float(&out)[GV]) {
-      const auto e = __builtin_bit_cast(gpu_fast::pack<E, GV>, w);
-      TG_UNROLL for (int q = 0; q < GV; ++q) out[q] = arch::cvt_to_operand(e.v[q]);
+      a_raw[at] = ra.group_word(pa, a_ok, aligned);
+      b_raw[at] = rb.group_word(pb, b_ok, aligned);
     };
     float ring[NW][GV];  // column j of step u (mod NW) in ring[(j + u) % NW]: the window slides, nothing moves
     TG_UNROLL for (int d = 0; d < D; ++d) if (d < n) issue(d, d);
@@ -167,13 +156,13 @@ __global__ void TG_VENDOR_LAUNCH_BOUNDS((sliding_max_threads, 2), (sliding_max_t
         // This step's words as floats (the columns the window does not hold read now, from the step's
         // entry: a new output row), then the loads of the step D on, then the products.
         float a[GV];
-        floats(a_raw[at], a);
+        rows_b::word_values(a_raw[at], a);
         if (!slid[at]) {
           const EB e = b_ks[k0 + t + u];
           const bool aligned = whole && (reinterpret_cast<std::uintptr_t>(rb.ptr[NW - 1] + e.off) & 15u) == 0;
-          TG_UNROLL for (int j = 0; j < NW - 1; ++j) floats(word(rb.ptr[j] + e.off, rb.valid(j, e), aligned), ring[(j + u) % NW]);
+          TG_UNROLL for (int j = 0; j < NW - 1; ++j) rows_b::word_values(rb.group_word(rb.ptr[j] + e.off, rb.valid(j, e), aligned), ring[(j + u) % NW]);
         }
-        floats(b_raw[at], ring[(NW - 1 + u) % NW]);
+        rows_b::word_values(b_raw[at], ring[(NW - 1 + u) % NW]);
         if (t + u + D < n) issue(t + u + D, at);
         TG_UNROLL for (int j = 0; j < NW; ++j) TG_UNROLL for (int q = 0; q < GV; ++q) acc[j][q] += a[q] * ring[(j + u) % NW][q];
       }
@@ -235,7 +224,7 @@ bool launch_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_
     using EA = typename affine_split<decltype(V::a)>::entry;
     using EB = typename affine_split<decltype(V::b)>::entry;
     const V v = batch.views(0);
-    const sliding_choice c = choose_sliding_for(batch);
+    const sliding_choice c = choose_sliding_for(v);
     if (!c.plan.ok) {
       why = c.plan.why;
       return false;

@@ -134,7 +134,13 @@ struct small_rows {
   __device__ gpu_fast::word16 issue_group(int r, const entry& k) const {
     if (!valid(r, k)) return gpu_fast::word16{0u, 0u, 0u, 0u};
     const E* const at = ptr[r] + k.off;
-    if (groups == GV && (reinterpret_cast<std::uintptr_t>(at) & 15u) == 0) return *reinterpret_cast<const gpu_fast::word16*>(at);
+    return group_word(at, true, groups == GV && (reinterpret_cast<std::uintptr_t>(at) & 15u) == 0);
+  }
+  // The word of groups at `at`: zero where not `valid` (nothing read), one load where `whole` (every
+  // group real, 16-byte aligned), else element by element.
+  __device__ gpu_fast::word16 group_word(const E* at, bool valid, bool whole) const {
+    if (!valid) return gpu_fast::word16{0u, 0u, 0u, 0u};
+    if (whole) return *reinterpret_cast<const gpu_fast::word16*>(at);
     gpu_fast::pack<E, V> e{};
     TG_UNROLL for (int t = 0; t < GV; ++t) if (t < groups) e.v[t] = at[t];  // unrolled: a run-time index would put e on the stack
     return __builtin_bit_cast(gpu_fast::word16, e);
@@ -155,8 +161,10 @@ struct small_rows {
   }
   // Row r's group word as GV floats (converted when used, so that one row's values are live at a time;
   // they are only multiplied: cvt_to_operand).
-  __device__ static void group_values(const raw_values& p, int r, float (&out)[GV]) {
-    const auto e = __builtin_bit_cast(gpu_fast::pack<E, V>, p.w[r]);
+  __device__ static void group_values(const raw_values& p, int r, float (&out)[GV]) { word_values(p.w[r], out); }
+  // A word of groups as GV floats, for products (cvt_to_operand).
+  __device__ static void word_values(const gpu_fast::word16& w, float (&out)[GV]) {
+    const auto e = __builtin_bit_cast(gpu_fast::pack<E, V>, w);
     TG_UNROLL for (int t = 0; t < GV; ++t) out[t] = arch::cvt_to_operand(e.v[t]);
   }
   __device__ raw_values issue(const entry& k) const {

@@ -4,7 +4,6 @@
 // with the groups one element apart in A and B and a long reduction (channels-last depthwise backward
 // weight: dw[g, tap] = sum over (n, output position) of dy[g, ...] * x[g, window]).
 #pragma once
-#include <cstring>
 #include <vector>
 #include "lowering/gemm.hpp"
 #include "lowering/gpu/depthwise_choice.hpp"
@@ -26,14 +25,6 @@ struct sliding_tile {
 };
 // Tiles a launch takes (they travel in the kernel's parameters: 1.5 KiB; a 7x7x7 filter has 98).
 constexpr int sliding_max_tiles = 128;
-
-// Whether entry b is entry a moved by `step` (offset and every guard).
-template <class Entry, int NG>
-constexpr bool moved_by(const Entry& a, const Entry& b, const Entry& step) {
-  bool same = b.off - a.off == step.off;
-  for (int i = 0; i < NG; ++i) same = same && b.guard[i] - a.guard[i] == step.guard[i];
-  return same;
-}
 
 // The columns' tiles from B's column entries col[0 .. N) (group 0) and its k step (the entry of k = 1
 // minus that of k = 0): chains of columns each one k step after the previous (a filter row's taps at
@@ -161,16 +152,14 @@ std::vector<sliding_tile> sliding_tiles_of(const View& b) {
   return sliding_tiles<affine_split<View>::n_guards>(column_entries(b), k_steps ? k_step_entry(b) : affine_entry<1>(b, 0, 2, 0), k_steps);
 }
 
-// The batch's plan (before its grid) and B's column tiles: the cheap refusals first (unit_groups walks
-// every group, the tiles every column).
+// The plan (before its grid) and B's column tiles of a single GEMM's views: the cheap refusals first
+// (unit_groups walks every group, the tiles every column).
 struct sliding_choice {
   sliding_plan plan;
   std::vector<sliding_tile> tiles;
 };
-template <class Batch>
-sliding_choice choose_sliding_for(const Batch& batch) {
-  using V = decltype(batch.views(0));
-  const V v = batch.views(0);
+template <class V>
+sliding_choice choose_sliding_for(const V& v) {
   sliding_facts f;
   f.groups = v.groups(), f.m = v.m(), f.n = v.n(), f.k = v.k();
   f.group_word = 16 / static_cast<int>(sizeof(std::remove_const_t<typename decltype(V::b)::value_type>));

@@ -206,6 +206,15 @@ TG_HD inline bool on_k_line(const typename affine_split<View>::entry& e, const t
   return on;
 }
 
+// Whether entry b is entry a moved by `step` (offset and each of the NG guards): consecutive k entries
+// along an output row, or filter taps one k step apart (the sliding-window pipeline).
+template <class Entry, int NG>
+TG_HD constexpr bool moved_by(const Entry& a, const Entry& b, const Entry& step) {
+  bool same = b.off - a.off == step.off;
+  for (int i = 0; i < NG; ++i) same = same && b.guard[i] - a.guard[i] == step.guard[i];
+  return same;
+}
+
 // The k_tile of entries ks[k0 .. k0 + BK) (entries of k < K only are read).
 template <int BK, class View>
 TG_HD inline typename affine_split<View>::k_tile affine_k_tile(const typename affine_split<View>::entry* ks, index_t k0, index_t K) {

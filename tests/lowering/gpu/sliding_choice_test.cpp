@@ -134,7 +134,7 @@ template <class Batch>
 void gemm(choice_backend& be, const Batch& batch, tg::gemm_epilogue, tg::gemm_policy) {
   be.views_ok = tg::sliding_views_ok<Batch>();
   if constexpr (tg::sliding_views_ok<Batch>()) {
-    be.choice = tg::choose_sliding_for(batch);
+    be.choice = tg::choose_sliding_for(batch.views(0));
     if (be.choice.plan.ok) check_tiles(batch.views(0).b, be.choice.tiles, be.slid_steps);
   } else {
     be.choice.plan.why = "not one GEMM";
