@@ -85,11 +85,7 @@ __global__ void TG_VENDOR_LAUNCH_BOUNDS((sliding_max_threads, 2), (sliding_max_t
   const index_t kb0 = blockIdx.y * sa.chunk, kb1 = kb0 + sa.chunk < K ? kb0 + sa.chunk : K;
   const index_t per = (kb1 - kb0 + sa.subs - 1) / sa.subs;
   const index_t k0 = kb0 + sub * per, k1 = k0 + per < kb1 ? k0 + per : kb1;
-  // This thread's tile, by a select over all of them: indexing the parameters at run time made AMD copy
-  // them (1.4 KiB) to scratch; a compare per tile, once per thread, is nothing beside its k loop.
-  const int tile_at = active ? static_cast<int>(pair / sa.words) : 0;
-  sliding_tile tile = sa.tiles[0];
-  TG_UNROLL for (int i = 1; i < sliding_max_tiles; ++i) if (i == tile_at) tile = sa.tiles[i];
+  const sliding_tile tile = sa.tiles[active ? pair / sa.words : 0];
   // The block's bits of sa.moved, read per step from shared memory: a register refilled from global
   // memory every 32 steps waited, through a scoreboard it shared with the data loads, for those.
   __shared__ unsigned moved_bits[sliding_max_chunk / 32 + 2];
