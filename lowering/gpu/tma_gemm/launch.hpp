@@ -1,5 +1,5 @@
 // Launching the TMA GEMM: plan each GEMM of the batch (class_plan.hpp), encode its tensor maps, choose
-// split-K for single GEMMs whose tiles cannot fill the GPU (reduced in the kernel, in a fixed order:
+// split-K for single GEMMs where it pays (plan.hpp's estimate; reduced in the kernel, in a fixed order:
 // split_reduce.hpp), and launch one persistent grid. Returns false, with the reason, where the batch cannot take this
 // pipeline (not sm_90a, fp32, views that are not boxes, ...); the caller then runs the cp.async one.
 #pragma once
@@ -100,7 +100,11 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   a.release_early = sm90_schedule().release_early;
   if (batch.count() == 1 && plans[0].ok && plans[0].has_k) {  // split-K where the tiles alone cannot fill the GPU
     const long long kt = plans[0].k.count, tiles = plans[0].m.count * plans[0].n.count * plans[0].groups;
-    long long want = pol.k_splits > 0 ? pol.k_splits : split_k_chunks(tiles, be.processors(), kt / 4);
+    const schedule& sc = sm90_schedule();
+    const bool by_fill = sc.split_cost.write == 0 && sc.split_cost.read == 0;  // the earlier choice, for A/B runs
+    long long want = pol.k_splits > 0 ? pol.k_splits
+                     : by_fill        ? split_k_chunks(tiles, be.processors(), kt / 4)
+                                      : choose_splits(tiles, be.processors(), kt, sc.fused_split_max, sc.split_cost);
     want = want < 1 ? 1 : want > kt ? kt : want;
     a.k_chunk = ceil_div(kt, want);
     a.splits = static_cast<int>(ceil_div(kt, a.k_chunk));
@@ -155,8 +159,9 @@ bool run_tile(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gem
   if constexpr (T) {  // instantiated for backward weight's orientation only (run below)
     if (orient != 3) return why = "no transposed tile for this orientation", false;
     return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
-  } else if constexpr (P::BN < 128) {  // instantiated for backward data's orientation only (plan.hpp)
-    if (orient == 0 || orient == 3) return why = "no 64-column tile for this orientation", false;
+  } else if constexpr (P::BN < 128) {  // instantiated where A is K-major only (plan.hpp)
+    if (orient == 3) return why = "no 64-column tile for this orientation", false;
+    if (orient == 0) return launch_plans<E, P, false, false>(be, batch, vs, ep, pol, plans, why);
   } else {
     if (orient == 3) return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
     if (orient == 0) return launch_plans<E, P, false, false>(be, batch, vs, ep, pol, plans, why);

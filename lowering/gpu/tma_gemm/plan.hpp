@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include "lowering/gpu/split_k.hpp"
 
 namespace tg::tma_gemm {
 // BM rows (the two consumer warpgroups take BM/2 each, in m64 blocks of wgmma), BN columns (wgmma n),
@@ -37,14 +38,50 @@ struct tile {
 
 // sm_90 (H100/H200, 227 KB of shared memory per block). 256 rows where the GEMM has them (per k-tile
 // 48 KB bring 4.2 MFLOP: a quarter less L2 traffic per flop than 128x128, and twice the work per stage
-// to cover the copies' latency); 64 columns where N is at most 64 (backward data with C <= 64).
-// Instantiated: every tile for K-major A with MN-major B (backward data), the 128-column tiles for
-// the other orientations (backward weight, forward).
+// to cover the copies' latency); 64 columns where N is at most 64 (backward data with C <= 64, the
+// forward with K <= 64: a 128-column tile would be half padding). Instantiated: every tile where A is
+// K-major (backward data, forward), the 128-column tiles where both are MN-major (backward weight;
+// its narrow case is the transposed 256x64 plan, launch.hpp).
 enum class tile_kind { m256n128, m256n64, m128n128, m128n64 };
 inline tile_kind choose_tile(long long max_m, long long max_n, bool a_mn, bool b_mn) {
-  const bool narrow = max_n <= 64 && !a_mn && b_mn;
+  (void)b_mn;
+  const bool narrow = max_n <= 64 && !a_mn;
   if (max_m >= 256) return narrow ? tile_kind::m256n64 : tile_kind::m256n128;
   return narrow ? tile_kind::m128n64 : tile_kind::m128n128;
+}
+
+// Split-K for single GEMMs whose tiles alone leave multiprocessors idle: each of a tile's s splits
+// writes an fp32 partial that the tile's last split adds (split_reduce.hpp: it reads the s - 1 others
+// while the rest of its wave has finished), or, past fused_max splits, split_sum_kernel adds them
+// spread over the GPU. That traffic must be paid for by the fuller waves, so a count is judged by its
+// estimated time in k-tiles of one unit: waves x (k-tiles per chunk + the split's cost per unit).
+// Costs measured on ResNet-50's 7x7 C512 forward (performance.md section 23: 112 tiles of 256x128, 72
+// k-tiles, H100): 1, 4 and 7 splits took 81, 138 and 221 us, which a partial at 3 k-tiles to write and
+// 3 to read back predicts within 3%.
+struct split_costs {
+  int write = 3, read = 3;  // k-tiles of time per partial written / read back by the last split
+};
+constexpr long long split_estimate(long long tiles, long long sms, long long k_tiles, long long splits, int fused_max, split_costs c) {
+  const long long chunk = (k_tiles + splits - 1) / splits, s = (k_tiles + chunk - 1) / chunk;  // splits that get k-tiles
+  const long long waves = (tiles * s + sms - 1) / sms;
+  const long long extra = s == 1 ? 0 : s <= fused_max ? c.write + c.read * (s - 1) : c.write + c.read;
+  return waves * (chunk + extra);
+}
+// The count: the fill of the waves' (split_k_chunks: the fewest that fill them to 90%, chunks of 4
+// k-tiles or more) unless its estimate is more than 15% over the best one's, and then the fewest whose
+// estimate is within 4% of the least. The estimate overrules the fill only by that margin: between
+// counts it put within a few % of each other the GPU disagreed (section 23: 1x1 backward weight with
+// 119 and 126 splits, estimated 5% apart the other way, measured 16% apart).
+constexpr long long choose_splits(long long tiles, long long sms, long long k_tiles, int fused_max, split_costs c = {}) {
+  if (tiles <= 0 || sms <= 0 || k_tiles <= 1) return 1;
+  const long long most = k_tiles / 4 > 1 ? k_tiles / 4 : 1;
+  auto est = [&](long long s) { return split_estimate(tiles, sms, k_tiles, s, fused_max, c); };
+  long long least = est(1);
+  for (long long s = 2; s <= most && tiles * s <= 16 * sms; ++s) least = est(s) < least ? est(s) : least;
+  long long best = 1;
+  while (100 * est(best) > 104 * least) ++best;
+  const long long by_fill = split_k_chunks(tiles, sms, most);
+  return 100 * est(by_fill) > 115 * est(best) ? best : by_fill;
 }
 
 // The run-time fields of the schedule, with sm_90's values (measured: performance.md section 15, run
@@ -52,12 +89,14 @@ inline tile_kind choose_tile(long long max_m, long long max_n, bool a_mn, bool b
 // retires), L2 filled from DRAM in 256-byte pieces; split-K partials added by a tile's last split up
 // to 8 splits (one unit reads 8 x 128 KB from L2 in a few us), by a kernel of their own past that. An experiment may override any field without a
 // rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0,
-// TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1.
+// TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1, TG_TMA_SPLIT_COST=write,read
+// (0,0: splits chosen by the fill of the waves alone, as before section 23).
 struct schedule {
   bool release_early = false;
   int fused_split_max = 8;  // split-K: the last split of a tile adds the others' partials up to this many
   bool transpose_narrow = true;  // backward weight with M <= 64 as C^T = B^T A^T where its tiles are mostly real
   bool step_boxes = true;        // MN-major tiles as boxes stepping along a filter tap (boxes.hpp) where that pads less
+  split_costs split_cost;
   int l2_promotion_bytes = 256;
   bool force_tile = false;
   tile_kind tile = tile_kind::m256n128;
@@ -70,6 +109,10 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_FUSED_SPLIT_MAX")) r.fused_split_max = std::atoi(t);
     if (const char* t = std::getenv("TG_TMA_TRANSPOSE")) r.transpose_narrow = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_STEP_BOXES")) r.step_boxes = std::strcmp(t, "0") != 0;
+    if (const char* t = std::getenv("TG_TMA_SPLIT_COST")) {
+      const char* comma = std::strchr(t, ',');
+      r.split_cost = {std::atoi(t), comma ? std::atoi(comma + 1) : 0};
+    }
     if (const char* t = std::getenv("TG_TMA_TILE")) {
       const std::string v = t;
       r.force_tile = v == "256x128" || v == "256x64" || v == "128x128" || v == "128x64";

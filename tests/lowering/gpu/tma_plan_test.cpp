@@ -344,8 +344,10 @@ TEST(TmaPlan, TileTable) {
   EXPECT_EQ(choose_tile(256, 9 * 128, true, true), K::m256n128);
   EXPECT_EQ(choose_tile(128, 9 * 64, true, true), K::m128n128);
   EXPECT_EQ(choose_tile(256, 64, true, true), K::m256n128);
-  // forward (both K-major)
-  EXPECT_EQ(choose_tile(128 * 56 * 56, 64, false, false), K::m256n128);
+  // forward (both K-major): K = 64 output channels take the 64-column tile as backward data's C does
+  EXPECT_EQ(choose_tile(128 * 56 * 56, 64, false, false), K::m256n64);
+  EXPECT_EQ(choose_tile(128 * 56 * 56, 256, false, false), K::m256n128);
+  EXPECT_EQ(choose_tile(100, 64, false, false), K::m128n64);
 }
 
 // Each op's GEMM gets the orientation its layout implies (channels-last): backward data reads dy
