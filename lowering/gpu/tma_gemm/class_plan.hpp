@@ -8,6 +8,7 @@
 #include <utility>
 #include "lowering/gemm.hpp"
 #include "lowering/gpu/boxes.hpp"
+#include "lowering/gpu/tma_gemm/halo_plan.hpp"
 #include "lowering/gpu/tma_gemm/plan.hpp"
 
 namespace tg::tma_gemm {
@@ -35,6 +36,8 @@ struct class_plan {
   int groups = 1;
   long long c_off0 = 0, c_g = 0, c_m[nd] = {}, c_n[nd] = {};  // C's element offset per digit
   bool c_vectors = false;           // 8 consecutive tile columns are 8 consecutive elements of C, 16-byte aligned
+  halo_plan halo;                   // A as one halo box per channel block (halo_plan.hpp)
+  int k_digit[nd] = {0, 1, 2, 3};   // the view's k digit in each slot of k (a halo plan puts the channels first)
 };
 
 namespace detail {
@@ -100,6 +103,40 @@ inline boxes::view_digits transposed(boxes::view_digits d) {
   }
   return d;
 }
+
+// plan_class's halo branch: A (K-major, its channels in k slot 0) as halo boxes, B as per-k-tile boxes.
+template <int BM, int BN>
+class_plan plan_halo(class_plan r, const boxes::view_digits& da, const boxes::view_digits& db) {
+  using namespace boxes;
+  auto fail = [&](std::string w) { r.ok = false, r.why = std::move(w); return r; };
+  const view_axes xa = axes_of(da), xb = axes_of(db);
+  if (!xa.ok) return fail("A: " + xa.why);
+  if (!xb.ok) return fail("B: " + xb.why);
+  int pb;
+  const int ib = inner_dim(xb, db, pb);
+  r.b_mn = ib == 1;
+  if (!r.b_mn && pb != 0) return fail("A and B are contiguous along different k digits");
+  const extents ek = only(0, swizzle_elems);
+  if (da.length[2][0] % swizzle_elems != 0 && !xa.exact[2][0] && !xb.exact[2][0]) return fail("a k-tile past K would not read zero");
+  extents em, en;
+  constexpr int max_rows = halo_rows_for(BN);
+  if (!choose_extents(da.length[1], da.count[1], BM, [&](const extents& e) { return halo_of(xa, da, e, BM, max_rows).ok; }, em))
+    return fail("no M tile is a halo of A");
+  const halo_boxes ha = halo_of(xa, da, em, BM, max_rows);
+  r.a = ha.a, r.halo = ha.h;
+  auto n_fits = [&](const extents& e) { return boxes_of(xb, db, e, ek, BN).ok; };
+  if (r.b_mn) en = mn_rows(xb, db, pb, ek, BN); else if (!choose_extents(db.length[1], db.count[1], BN, n_fits, en)) return fail("no N tile is a box of B");
+  r.b = boxes_of(xb, db, en, ek, BN);
+  if (!r.b.ok) return fail("B: " + r.b.why);
+  const int inner_a[1] = {0}, inner_b[2] = {pb, r.b.step_digit};
+  std::string why;
+  if (!fill_digits(da, 1, em, r.a.order, r.a.n_order, r.m, why) ||
+      !fill_digits(db, 1, en, r.b_mn ? inner_b : r.b.order, r.b_mn ? (r.b.step_digit >= 0 ? 2 : 1) : r.b.n_order, r.n, why) ||
+      !fill_digits(da, 2, ek, inner_a, 1, r.k, why))
+    return fail(why);
+  r.ok = true;
+  return r;
+}
 }  // namespace detail
 
 // The shared-memory orientation of A and B (a_mn * 2 + b_mn: whether each one's contiguous digit is a
@@ -121,8 +158,9 @@ int orientation_of(const Views& v) {
 
 // Plans views v of one GEMM for tiles BM x BN x BK (BK = boxes::swizzle_elems). Transposed: the plan
 // of C^T = B^T A^T (tile rows over the view's N, A's boxes from its B), for GEMMs whose M would fill
-// a fraction of BM rows while N fills many (backward weight with 64 output channels).
-template <int BM, int BN, bool Transposed = false, class Views>
+// a fraction of BM rows while N fills many (backward weight with 64 output channels). Halo: K-major A
+// as one box per channel block that every filter tap reads a window of (halo_plan.hpp).
+template <int BM, int BN, bool Transposed = false, bool Halo = false, class Views>
 class_plan plan_class(const Views& v) {
   using namespace boxes;
   using VA = decltype(v.a);
@@ -136,8 +174,8 @@ class_plan plan_class(const Views& v) {
     return fail("C has padding");
   } else {
     const view_digits dva = digits_of(v.a), dvb = digits_of(v.b);
-    const view_digits& da = Transposed ? dvb : dva;
-    const view_digits& db = Transposed ? dva : dvb;
+    view_digits da = Transposed ? dvb : dva;
+    view_digits db = Transposed ? dva : dvb;
     const view_digits dc = Transposed ? detail::transposed(digits_of(v.c)) : digits_of(v.c);
     r.transposed = Transposed;
     if (da.count[0] > 1 || !detail::same_digits(da, 0, db, 0) || !detail::same_digits(da, 0, dc, 0)) return fail("the groups are not one digit");
@@ -171,6 +209,15 @@ class_plan plan_class(const Views& v) {
     const int ia = detail::inner_dim(xa, da, pa), ib = detail::inner_dim(xb, db, pb);
     if (ia < 0 || ib < 0) return fail("an operand's contiguous axis is not a row or k digit");
     r.a_mn = ia == 1, r.b_mn = ib == 1;
+    if constexpr (Halo) {
+      static_assert(!Transposed, "a halo plan reads the view's own A");
+      if (r.a_mn) return fail("a halo needs K-major A");
+      // The channels slowest in k: a channel block's taps are consecutive k-tiles (both operands' k slots
+      // move together), then plan the permuted views.
+      da = channels_slowest(da, pa, r.k_digit);
+      db = channels_slowest(db, pa, r.k_digit);
+      return detail::plan_halo<BM, BN>(r, da, db);
+    }
     // K first: a K-major operand fixes it (64 of its contiguous digit); else the best box over K's digits.
     auto k_fits = [&](const extents& e) {
       const extents ra = r.a_mn ? detail::only(pa, BM) : extents{}, rb = r.b_mn ? detail::only(pb, BN) : extents{};

@@ -11,26 +11,33 @@
 #include <vector>
 #include "lowering/gpu/gemm.hpp"
 #include "lowering/gpu/split_k.hpp"
+#include "lowering/gpu/tma_gemm/halo_kernel.hpp"
 #include "lowering/gpu/tma_gemm/kernel.hpp"
 #include "lowering/gpu/tma_gemm/plan_cache.hpp"
 
 namespace tg::tma_gemm {
-// Whether the current device runs the sm_90a kernel image (a Hopper GPU and a build for 90a).
-template <class E, class P, bool AMn, bool BMn>
-bool kernel_runs_here() {
+// Whether the current device runs a kernel's sm_90a image (a Hopper GPU and a build for 90a); gives it
+// its shared memory.
+template <auto Kernel, int SmemBytes>
+bool image_runs_here() {
   static const bool ok = [] {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, arch::current_device()) != cudaSuccess || p.major != 9) return false;
     cudaFuncAttributes at{};
-    if (cudaFuncGetAttributes(&at, tma_gemm_kernel<E, P, AMn, BMn>) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&at, Kernel) != cudaSuccess) {
       (void)cudaGetLastError();
       return false;
     }
     if (at.binaryVersion != 90) return false;
-    arch::allow_dynamic_shared(&tma_gemm_kernel<E, P, AMn, BMn>, P::smem_bytes);
+    arch::allow_dynamic_shared(Kernel, SmemBytes);
     return true;
   }();
   return ok;
+}
+template <class E, class P, bool AMn, bool BMn, bool Halo>
+bool kernel_runs_here() {
+  if constexpr (Halo) return image_runs_here<&tma_halo_kernel<E, P, BMn>, P::smem_bytes>();
+  else return image_runs_here<&tma_gemm_kernel<E, P, AMn, BMn>, P::smem_bytes>();
 }
 
 inline void set_operand(operand& o, const boxes::operand_boxes& b, const void* data, arch::tma_elem e) {
@@ -69,11 +76,11 @@ void launch_as(gpu_backend& be, const args& a, long long tiles) {
 // Plans every GEMM of the batch for tile P (plan_cache.hpp: planned once per shape), then the checks
 // that depend on the pointers; false with the reason where one cannot take it. orient: a_mn * 2 +
 // b_mn, the same for every GEMM that reads its operands (-1 where none does).
-template <class P, bool T, class V>
+template <class P, bool T, bool Halo, class V>
 bool plan_batch(const std::vector<V>& vs, class_plan (&plans)[max_classes], int& orient, std::string& why) {
   for (const V& v : vs)
     if (v.c.data != vs[0].c.data) return why = "the batch writes more than one tensor", false;
-  const batch_plan bp = plan_views_cached<P::BM, P::BN, T>(vs);
+  const batch_plan bp = plan_views_cached<P::BM, P::BN, T, Halo>(vs);
   if (!bp.ok) return why = bp.why, false;
   orient = bp.orient;
   for (std::size_t t = 0; t < vs.size(); ++t) {
@@ -86,10 +93,10 @@ bool plan_batch(const std::vector<V>& vs, class_plan (&plans)[max_classes], int&
 }
 
 // Fills the kernel's arguments from the plans (tensor maps, digits, C, split-K) and launches.
-template <class E, class P, bool AMn, bool BMn, class Batch, class V>
+template <class E, class P, bool AMn, bool BMn, bool Halo = false, class Batch, class V>
 bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol,
                   const class_plan (&plans)[max_classes], std::string& why) {
-  if (!kernel_runs_here<E, P, AMn, BMn>()) return why = "not an sm_90a GPU and build", false;
+  if (!kernel_runs_here<E, P, AMn, BMn, Halo>()) return why = "not an sm_90a GPU and build", false;
   const arch::tma_elem te = std::is_same_v<E, half_t> ? arch::tma_elem::f16 : arch::tma_elem::bf16;
   const V& v0 = vs[0];
   args a{};
@@ -98,7 +105,10 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   a.c = v0.c.data;
   a.c_vectors = true;
   a.release_early = sm90_schedule().release_early;
-  if (batch.count() == 1 && plans[0].ok && plans[0].has_k) {  // split-K where the tiles alone cannot fill the GPU
+  if (Halo) {  // whole tiles: split-K chunks would cut the channel blocks the halos are loaded by
+    a.k_chunk = plans[0].k.count;
+    a.halo = plans[0].halo;
+  } else if (batch.count() == 1 && plans[0].ok && plans[0].has_k) {  // split-K where the tiles alone cannot fill the GPU
     const long long kt = plans[0].k.count, tiles = plans[0].m.count * plans[0].n.count * plans[0].groups;
     const schedule& sc = sm90_schedule();
     const bool by_fill = sc.split_cost.write == 0 && sc.split_cost.read == 0;  // the earlier choice, for A/B runs
@@ -134,7 +144,8 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   }
   why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + ", " + std::to_string(P::stages) +
         " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units" + (plans[0].transposed ? " (C^T = B^T A^T)" : "") +
-        (plans[0].a.step_digit >= 0 || plans[0].b.step_digit >= 0 ? ", boxes stepping along a tap" : "") + ", split-K " +
+        (plans[0].a.step_digit >= 0 || plans[0].b.step_digit >= 0 ? ", boxes stepping along a tap" : "") +
+        (Halo ? ", A as halos (" + std::to_string(a.halo.taps) + " taps, " + std::to_string(a.halo.rows) + " rows)" : std::string()) + ", split-K " +
         std::to_string(a.splits) + (a.splits > 1 ? a.fused_split ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
         (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;
@@ -147,15 +158,33 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
       arch::zero_bytes_async(a.tile_done, static_cast<std::size_t>(tiles) * sizeof(unsigned), be.stream);
     }
   }
-  launch_as<E, P, AMn, BMn>(be, a, tiles);
+  if constexpr (Halo) {
+    const unsigned grid = static_cast<unsigned>(a.units < be.processors() ? a.units : be.processors());
+    TG_LAUNCH((tma_halo_kernel<E, P, BMn>), grid, P::threads, P::smem_bytes, be.stream, a);
+  } else {
+    launch_as<E, P, AMn, BMn>(be, a, tiles);
+  }
   return true;
+}
+
+// A single GEMM with K-major A over filter taps (a stride-1 convolution's forward or backward data) on
+// the halo kernel, or why not.
+template <class E, class P, class Batch, class V>
+bool run_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
+  class_plan plans[max_classes];
+  int orient;
+  if (!plan_batch<P, false, true>(vs, plans, orient, why)) return false;
+  if (!plans[0].ok || !plans[0].has_k || plans[0].halo.taps < 2) return why = "no taps to share a halo", false;
+  if (orient == 1) return launch_plans<E, P, false, true, true>(be, batch, vs, ep, pol, plans, why);
+  if (orient == 0) return launch_plans<E, P, false, false, true>(be, batch, vs, ep, pol, plans, why);
+  return why = "a halo needs K-major A", false;
 }
 
 template <class E, class P, bool T = false, class Batch, class V>
 bool run_tile(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
   class_plan plans[max_classes];
   int orient;
-  if (!plan_batch<P, T>(vs, plans, orient, why)) return false;
+  if (!plan_batch<P, T, false>(vs, plans, orient, why)) return false;
   if constexpr (T) {  // instantiated for backward weight's orientation only (run below)
     if (orient != 3) return why = "no transposed tile for this orientation", false;
     return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
@@ -195,6 +224,12 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
       if (vs[t].m() > 0 && vs[t].n() > 0 && vs[t].k() > 0) orient = orientation_of(vs[t]);
     std::string why256;
     const schedule& sched = sm90_schedule();
+    // A stride-1 convolution's single GEMM whose K-major A runs over filter taps: one halo per channel
+    // block instead of a box per tap (halo_plan.hpp), 256-row tiles, unless split-K was asked for.
+    if (sched.halo && !sched.force_tile && pol.k_splits <= 1 && vs.size() == 1 && (orient == 0 || orient == 1) && max_m >= 256) {
+      if (max_n <= 64 ? run_halo<E, halo_tile<256, 64>>(be, batch, vs, ep, pol, why256) : run_halo<E, halo_tile<256, 128>>(be, batch, vs, ep, pol, why256))
+        return why = why256, true;
+    }
     // A single GEMM with both operands MN-major (backward weight) whose M fills at most a 64-column
     // tile while N fills 256-row ones: run as C^T = B^T A^T with 256x64 tiles instead of a half-empty
     // 128-row tile re-reading A for every one of N's tiles.

@@ -43,6 +43,7 @@ struct args {
   float alpha = 1.0f;
   bool c_vectors = false;        // C's columns are contiguous and aligned: paired stores
   bool release_early = false;    // consumers wait for each k-tile's batch and free its stage at once
+  halo_plan halo;                // the halo kernel's A (halo_kernel.hpp): taps, rows, where blocks and taps read
 };
 
 // A work unit: one (class, group, M tile, N tile, split): a tile's splits side by side (they finish

@@ -36,6 +36,34 @@ struct tile {
   static_assert(row_blocks >= 1 && stages >= 3, "tile shape");
 };
 
+// The halo pipeline's tile (halo_kernel.hpp, halo_plan.hpp): BM x BN like `tile`, with A in two halo
+// stages (one box per channel block that every filter tap reads a window of) and B alone in the
+// k-tile ring. The halo stages take what the ring can spare: 640 rows (80 KB) each with 64 columns
+// (a 3-d 4x8x8 tile's 6x10x10 halo), 448 with 128 (a 2-d 4x8x8 tile's 400).
+constexpr int halo_rows_for(int bn) { return bn <= 64 ? 640 : 448; }
+template <int BM_, int BN_>
+struct halo_tile {
+  static constexpr int BM = BM_, BN = BN_, BK = 64;
+  static constexpr int consumers = 2;
+  static constexpr int row_blocks = BM / 64 / consumers;
+  static constexpr int threads = 128 * (1 + consumers);
+  static constexpr int entry_regs = 65536 / threads / 8 * 8;
+  static constexpr int producer_regs = 56;
+  static constexpr int consumer_regs = 224;
+  static_assert(128 * producer_regs + 128 * consumers * consumer_regs <= threads * entry_regs, "setmaxnreg would wait forever");
+  static constexpr int halo_rows = halo_rows_for(BN), halo_bytes = halo_rows * 128, halo_stages = 2;
+  static constexpr int b_bytes = BN * BK * 2;
+  static constexpr int stage_bytes = b_bytes;  // the k-tile ring holds B
+  static constexpr int smem_limit = 227 * 1024;
+  static constexpr int epi_warp_bytes = 16 * BN * 2;
+  static constexpr int epi_bytes = 4 * consumers * epi_warp_bytes;
+  static constexpr int ring_room = smem_limit - 1024 - 512 - epi_bytes - halo_stages * halo_bytes;
+  static constexpr int stages = ring_room / stage_bytes > 8 ? 8 : ring_room / stage_bytes;
+  static constexpr int barrier_bytes = 2 * (stages + halo_stages) * 8;
+  static constexpr int smem_bytes = 1024 + halo_stages * halo_bytes + stages * stage_bytes + epi_bytes + barrier_bytes;
+  static_assert(row_blocks >= 1 && stages >= 4 && smem_bytes <= smem_limit, "halo tile shape");
+};
+
 // sm_90 (H100/H200, 227 KB of shared memory per block). 256 rows where the GEMM has them (per k-tile
 // 48 KB bring 4.2 MFLOP: a quarter less L2 traffic per flop than 128x128, and twice the work per stage
 // to cover the copies' latency); 64 columns where N is at most 64 (backward data with C <= 64, the
@@ -89,13 +117,14 @@ constexpr long long choose_splits(long long tiles, long long sms, long long k_ti
 // retires), L2 filled from DRAM in 256-byte pieces; split-K partials added by a tile's last split up
 // to 8 splits (one unit reads 8 x 128 KB from L2 in a few us), by a kernel of their own past that. An experiment may override any field without a
 // rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0,
-// TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1, TG_TMA_SPLIT_COST=write,read
+// TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1, TG_TMA_HALO=0|1, TG_TMA_SPLIT_COST=write,read
 // (0,0: splits chosen by the fill of the waves alone, as before section 23).
 struct schedule {
   bool release_early = false;
   int fused_split_max = 8;  // split-K: the last split of a tile adds the others' partials up to this many
   bool transpose_narrow = true;  // backward weight with M <= 64 as C^T = B^T A^T where its tiles are mostly real
   bool step_boxes = true;        // MN-major tiles as boxes stepping along a filter tap (boxes.hpp) where that pads less
+  bool halo = true;              // K-major A over filter taps as one halo box per channel block (halo_plan.hpp)
   split_costs split_cost;
   int l2_promotion_bytes = 256;
   bool force_tile = false;
@@ -109,6 +138,7 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_FUSED_SPLIT_MAX")) r.fused_split_max = std::atoi(t);
     if (const char* t = std::getenv("TG_TMA_TRANSPOSE")) r.transpose_narrow = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_STEP_BOXES")) r.step_boxes = std::strcmp(t, "0") != 0;
+    if (const char* t = std::getenv("TG_TMA_HALO")) r.halo = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_SPLIT_COST")) {
       const char* comma = std::strchr(t, ',');
       r.split_cost = {std::atoi(t), comma ? std::atoi(comma + 1) : 0};

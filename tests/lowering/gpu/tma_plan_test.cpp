@@ -83,12 +83,46 @@ std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, inde
 }
 
 int stepped_plans = 0;  // plans checked whose boxes step along a digit other than the contiguous one
+int halo_plans = 0;     // plans checked whose A is halos
+
+// A halo plan's A tile for tap `tap`, as the halo kernel's wgmma reads it: the halo box the TMA brings
+// (its corner does not move with the taps), row r of the tile at its block's halo row plus the tap's,
+// 8-row groups group_rows apart.
+template <int BM, class View>
+std::vector<float> fetch_halo(const tg::tma_gemm::class_plan& p, const View& v, index_t g, const int (&rows)[4], const int (&ks)[4], int tap) {
+  const auto& h = p.halo;
+  EXPECT_EQ(p.a.box.elements(), h.rows * BK) << "the halo box is its rows of 64 channels";
+  for (int q = 1; q < 4; ++q)
+    for (int a = 0; a < tg::boxes::max_rank; ++a) EXPECT_EQ(p.a.step[2][q][a], 0) << "a tap moves the halo";
+  int x[tg::boxes::max_rank] = {};
+  for (int a = 0; a < p.a.box.rank; ++a) {
+    x[a] = p.a.base[a] + p.a.step[0][0][a] * static_cast<int>(g);
+    for (int q = 0; q < 4; ++q) x[a] += p.a.step[1][q][a] * rows[q] + p.a.step[2][q][a] * ks[q];
+  }
+  std::vector<float> t(static_cast<std::size_t>(BM) * BK, -1.0f);
+  for (int r = 0; r < BM; ++r) {
+    const int row = h.block_row[r / 64] + (r % 64 / 8) * h.group_rows + r % 8 + h.tap_row[tap];
+    EXPECT_LT(row, h.rows);
+    for (int k = 0; k < BK; ++k) t[static_cast<std::size_t>(r) * BK + k] = tma_element(p.a.box, v.data, x, row * BK + k);
+  }
+  return t;
+}
+
+// The view's merged k index of a plan's k digits (slot q holds the view's digit k_digit[q]).
+index_t merged_k(const tg::tma_gemm::class_plan& p, const int (&dk)[4]) {
+  int len[4] = {1, 1, 1, 1}, val[4] = {};
+  for (int q = 0; q < 4; ++q) len[p.k_digit[q]] = p.k.len[q], val[p.k_digit[q]] = dk[q];
+  index_t m = 0;
+  for (int q = 0; q < 4; ++q) m = m * len[q] + val[q];
+  return m;
+}
 
 // Every element of every tile of the plan against the views.
 template <int BM, int BN, class Views>
 void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   ASSERT_TRUE(p.ok) << p.why;
   stepped_plans += p.a.step_digit >= 0 || p.b.step_digit >= 0;
+  halo_plans += p.halo.on;
   const index_t G = p.groups;
   long long checked = 0;
   for (index_t g = 0; g < G; ++g)
@@ -114,7 +148,8 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
         for (index_t kt = 0; kt < p.k.count; ++kt) {
           int ck[4];
           corner_of(p.k, kt, ck);
-          const auto ta = fetch(p.a, v.a, g, cm, ck, BM), tb = fetch(p.b, v.b, g, cn, ck, BN);
+          const auto ta = p.halo.on ? fetch_halo<BM>(p, v.a, g, cm, ck, static_cast<int>(kt % p.halo.taps)) : fetch(p.a, v.a, g, cm, ck, BM);
+          const auto tb = fetch(p.b, v.b, g, cn, ck, BN);
           for (int k = 0; k < BK; ++k) {
             int dk[4];
             const bool k_in = digits_at(p.k, ck, k, dk);
@@ -124,7 +159,7 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
               const float got = ta[static_cast<std::size_t>(r) * BK + k];
               a_zero = a_zero && got == 0.0f;
               if (!k_in || !digits_at(p.m, cm, r, dm)) continue;
-              ASSERT_EQ(got, v.a.load({{g, merged(p.m, dm), merged(p.k, dk)}})) << "A tile " << tm << " k-tile " << kt << " row " << r << " k " << k;
+              ASSERT_EQ(got, v.a.load({{g, merged(p.m, dm), merged_k(p, dk)}})) << "A tile " << tm << " k-tile " << kt << " row " << r << " k " << k;
               ++checked;
             }
             for (int c = 0; c < BN; ++c) {
@@ -132,7 +167,7 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
               const float got = tb[static_cast<std::size_t>(c) * BK + k];
               b_zero = b_zero && got == 0.0f;
               if (!k_in || !digits_at(p.n, cn, c, dn)) continue;
-              ASSERT_EQ(got, v.b.load({{g, merged(p.n, dn), merged(p.k, dk)}})) << "B tile " << tn << " k-tile " << kt << " col " << c << " k " << k;
+              ASSERT_EQ(got, v.b.load({{g, merged(p.n, dn), merged_k(p, dk)}})) << "B tile " << tn << " k-tile " << kt << " col " << c << " k " << k;
               ++checked;
             }
             if (!k_in) ASSERT_TRUE(a_zero || b_zero) << "k past K must read zero in A or B (k-tile " << kt << ", k " << k << ")";
@@ -177,6 +212,15 @@ bool check_tiles(const Views& v, bool expect) {
   one(std::integral_constant<int, 128>{}, std::integral_constant<int, 128>{});
   one(std::integral_constant<int, 256>{}, std::integral_constant<int, 128>{});
   one(std::integral_constant<int, 256>{}, std::integral_constant<int, 64>{});
+  // Halo plans (launch.hpp tries them first for single GEMMs with K-major A), wherever they exist.
+  auto halo = [&](auto bn) {
+    constexpr int BN = decltype(bn)::value;
+    SCOPED_TRACE(::testing::Message() << "halo tile 256x" << BN);
+    const auto p = tg::tma_gemm::plan_class<256, BN, false, true>(v);
+    if (p.ok) check_plan<256, BN>(v, p);
+  };
+  halo(std::integral_constant<int, 64>{});
+  halo(std::integral_constant<int, 128>{});
   // The transposed plan (launch.hpp takes it for backward weight with 64 output channels or fewer),
   // checked against the transposed views wherever it exists.
   const auto pt = v.m() <= 64 ? tg::tma_gemm::plan_class<256, 64, true>(v) : tg::tma_gemm::class_plan{};
@@ -282,11 +326,45 @@ void check_random(tg::ops::conv_layout layout, index_t channel_unit, bool expect
 using L = tg::ops::conv_layout;
 TEST(TmaPlan, ChannelsLast1D) { check_random<1>(L::nhwgc, 64, true); }
 TEST(TmaPlan, ChannelsLast2D) {
-  const int before = stepped_plans;
+  const int before = stepped_plans, halos_before = halo_plans;
   check_random<2>(L::nhwgc, 64, true);
   EXPECT_GT(stepped_plans, before) << "no plan had boxes stepping along a filter tap: the random problems no longer test them";
+  EXPECT_GT(halo_plans, halos_before) << "no plan had halos: the random problems no longer test them";
 }
-TEST(TmaPlan, ChannelsLast3D) { check_random<3>(L::nhwgc, 64, true); }
+
+// A stride-1 convolution's forward and backward data (channels-last) get halo plans: a channel block's
+// 3x3 taps are consecutive k-tiles reading one halo of the tile's 8-wide rows plus 2 (checked element
+// by element by check_problem's check_plan); stride 2 along an axis gets none.
+TEST(TmaPlan, HaloOfAStride1Convolution) {
+  tg::ops::conv_problem p;
+  p.ndim = 2, p.N = 3, p.K = 64, p.C = 72, p.filter[0] = p.filter[1] = 3, p.in[0] = 13, p.in[1] = 11;
+  p.pad_l[0] = p.pad_l[1] = 1, p.pad_r[0] = 0, p.pad_r[1] = 2;
+  std::mt19937 rng(5);
+  const int before = halo_plans;
+  check_problem<2>(p, rng, true);
+  EXPECT_GE(halo_plans, before + 2) << "the forward and backward data take halos";
+  const auto xd = p.x_desc<2>(), yd = p.y_desc<2>(), wd = p.w_desc<2>();
+  std::vector<float> y(1), w(1), x(1);
+  const auto data = tg::ops::make_col2im_batch(p.geometry<2>(), y.data(), w.data(), x.data(), yd, wd, xd);
+  ASSERT_EQ(data.count(), 1);
+  const auto h = tg::tma_gemm::plan_class<256, 64, false, true>(data.views(0));
+  ASSERT_TRUE(h.ok) << h.why;
+  EXPECT_EQ(h.halo.taps, 9);
+  EXPECT_EQ(h.k.count, 9);      // the 64 output channels: one block of 9 taps
+  EXPECT_EQ(h.k_digit[0], 2);   // the channels first (the view's k is taps, then channels)
+  EXPECT_EQ(h.halo.tap_row[8], 0);  // backward data's taps run backwards: the last tap reads the halo's corner
+  p.stride[1] = 2;
+  const auto xd2 = p.x_desc<2>(), yd2 = p.y_desc<2>(), wd2 = p.w_desc<2>();
+  const auto fv = tg::make_gemm_views(tg::make_view(x.data(), tg::im2col<2>(xd2, p.geometry<2>())),
+                                      tg::make_view(w.data(), tg::group_dims(wd2, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<tg::seq_range<3, 5>, tg::seq<2>>{})),
+                                      tg::make_view(y.data(), tg::group_dims(yd2, tg::seq<0>{}, tg::seq_cat<tg::seq<1>, tg::seq_range<3, 5>>{}, tg::seq<2>{})));
+  EXPECT_FALSE((tg::tma_gemm::plan_class<256, 64, false, true>(fv).ok)) << "stride 2: the taps' rows are not consecutive halo rows";
+}
+TEST(TmaPlan, ChannelsLast3D) {
+  const int before = halo_plans;
+  check_random<3>(L::nhwgc, 64, true);
+  EXPECT_GT(halo_plans, before) << "no 3-d plan had halos: the random problems no longer test them";
+}
 TEST(TmaPlan, GroupsFirst2D) { check_random<2>(L::gnhwc, 64, true); }
 // Odd channel counts and channels-first: whatever plans exist must be right (most are refused).
 TEST(TmaPlan, OddChannels2D) { check_random<2>(L::nhwgc, 24, false); }
