@@ -94,6 +94,7 @@ def classify(d, unit="ops"):
              ("gpu_window::max_forward_kernel<", "max forward"), ("gpu_rows::row_sums_kernel<", "row sums"),
              ("gpu_rows::for_each_kernel<", "for_each"), ("gpu_rows::row_affine_kernel<", "row affine"),
              ("gpu_rows::row_affine_ordered_kernel<", "row affine"), ("tma_gemm::tma_gemm_kernel<", "tma gemm"),
+             ("tma_gemm::tma_halo_kernel<", "tma gemm"),
              ("gpu_relayout::transpose_kernel<", "relayout transpose"), ("gpu_relayout::rows_kernel<", "relayout rows"),
              ("gpu_relayout::generic_kernel<", "relayout generic"))
     kind = next((k for key, k in kinds if key in d), "other")
@@ -125,8 +126,11 @@ def classify(d, unit="ops"):
     elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN>, AMn, BMn>: one kernel serves every op (params decide)
         op = "conv GEMMs"
         m = re.search(r"tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)>", d)
-        if m:
-            mn = lambda b: "MN" if b in ("true", "1") else "K"
+        h = re.search(r"halo_tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)>, (?:\(bool\))?(\w+)>", d)  # tma_halo_kernel<E, halo_tile<BM, BN>, BMn>
+        mn = lambda b: "MN" if b in ("true", "1") else "K"
+        if h:
+            detail = f"halo {h.group(1)}x{h.group(2)} A K B {mn(h.group(3))}"
+        elif m:
             detail = f"{m.group(1)}x{m.group(2)} A {mn(m.group(3))} B {mn(m.group(4))}"
     elif kind == "window gather":
         nd = re.search(r"gather_kernel<(\d+),", d).group(1)
@@ -809,6 +813,8 @@ def nvidia_main(args):
         tma = [k for k in kernels if k["kind"] == "tma gemm" and k["arch"] == "sm_90"]
         if not tma:
             violations.append("no TMA GEMM kernel (lowering/gpu/tma_gemm/) in the sm_90a code")
+        if not any(k["detail"].startswith("halo") for k in tma):
+            violations.append("no TMA halo kernel (lowering/gpu/tma_gemm/halo_kernel.hpp) in the sm_90a code")
         ptx = ptx_kernels(archive)
         for k in tma:
             tag = f"sm_90 {k['dtype']}: tma gemm {k['detail']} [{k['symbol'][:60]}...]"

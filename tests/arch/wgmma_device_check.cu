@@ -61,7 +61,59 @@ __global__ void wgmma_kernel(const std::uint16_t* a, const std::uint16_t* b, con
     }
 }
 
+// The halo kernel's reads (lowering/gpu/tma_gemm/halo_kernel.hpp): a K-major A of HP 128-byte rows
+// (64 elements each) staged whole in the 128-byte-swizzled layout, and a tap's m64 block read in place:
+// its 8-row groups start at row p0 + g * pitch, which is not where the swizzle pattern starts (the
+// descriptor's base offset stays 0: the swizzle is of the address bits). D = window(A) * B, B K-major.
+constexpr int HP = 8 + 7 * 24 + 2 * 24 + 8;  // rows for taps up to 2 pitches + 2 at the widest pitch
+__global__ void wgmma_halo_kernel(const std::uint16_t* a, const std::uint16_t* b, float* d, int pitch, int p0) {
+  __shared__ __align__(1024) std::uint16_t as[HP * 64];
+  __shared__ __align__(1024) std::uint16_t bs[64 * 64];
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const auto a_rk = gg::smem_tile_desc<HP, 64, tg::half_t>();
+  const auto b_nk = gg::smem_tile_desc<64, 64, tg::half_t>();
+  for (int e = tid; e < HP * 64; e += 128) as[a_rk.offset({{e / 64, e % 64}})] = a[e];
+  for (int e = tid; e < 64 * 64; e += 128) bs[b_nk.offset({{e % 64, e / 64}})] = b[e];  // b: [k][n]
+  float acc[8][4] = {};
+#if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
+  ta::fence_proxy_async_shared();
+  __syncthreads();
+  const auto a_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(as)) + 128u * static_cast<std::uint32_t>(p0);
+  const auto b_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(bs));
+  ta::wgmma_fence();
+  for (int k0 = 0; k0 < 64; k0 += 16)
+    ta::wgmma_m64k16<64, false, 0, 0>(acc, ta::smem_matrix_desc(a_addr, 16, 128u * static_cast<std::uint32_t>(pitch), ta::smem_swizzle::b128) + k0 / 8,
+                                      gg::wgmma_operand<64, 64, tg::half_t, false>(b_addr, 0, k0));
+  ta::wgmma_commit();
+  ta::wgmma_wait<0>();
+  ta::wgmma_pin(acc);
+#endif
+  for (int j = 0; j < 8; ++j)
+    for (int e = 0; e < 4; ++e) {
+      const ta::frag_coord x = ta::mma_m16n8k16_f16::c_coord(lane, e);
+      d[(warp * 16 + x.row) * 64 + 8 * j + x.col] = acc[j][e];
+    }
+}
+
 namespace {
+bool check_halo(int pitch, int p0, unsigned seed) {
+  const auto a = ta::check::exact_values(HP * 64, seed), b = ta::check::exact_values(64 * 64, seed + 1);
+  std::vector<std::uint16_t> a16(a.size()), b16(b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) a16[i] = ta::check::f16_bits(a[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) b16[i] = ta::check::f16_bits(b[i]);
+  std::vector<float> window(64 * 64), zero(64 * 64, 0.0f);  // the tap's A: row i is halo row p0 + (i / 8) pitch + i % 8
+  for (int i = 0; i < 64; ++i)
+    for (int k = 0; k < 64; ++k) window[i * 64 + k] = a[static_cast<std::size_t>((p0 + (i / 8) * pitch + i % 8) * 64 + k)];
+  ta::device_buffer<std::uint16_t> da(a16), db(b16);
+  ta::device_buffer<float> dd(64 * 64);
+  dd.fill_bytes(0xff);
+  TG_LAUNCH(wgmma_halo_kernel, dim3(1), dim3(128), 0, nullptr, da.data(), db.data(), dd.data(), pitch, p0);
+  ta::synchronize();
+  char name[96];
+  std::snprintf(name, sizeof name, "wgmma A window of a halo: groups %d rows apart, first row %d", pitch, p0);
+  return ta::check::report(name, dd.download(), ta::check::reference(window, b, zero, 64, 64, 64));
+}
+
 template <int N, bool Bf16, bool AMn, bool BMn>
 bool check(unsigned seed) {
   const auto a = ta::check::exact_values(M * K, seed), b = ta::check::exact_values(K * N, seed + 1), c = ta::check::exact_values(M * N, seed + 2);
@@ -97,6 +149,8 @@ int main() {
   ok = check<64, false, false, true>(5) && ok;
   ok = check<64, false, true, false>(6) && ok;
   ok = check<128, true, false, true>(7) && ok;
+  for (int pitch : {10, 24})  // a 3x3 tap's window in an 8-wide tile's halo (10) and a 3-d one's (24 = 8 + 16)
+    for (int p0 : {0, 1, 2, pitch, pitch + 1, 2 * pitch + 2}) ok = check_halo(pitch, p0, 8 + static_cast<unsigned>(p0)) && ok;
   std::printf(ok ? "ALL PASS\n" : "SOME FAILED\n");
   return ok ? 0 : 1;
 }
