@@ -14,8 +14,16 @@ TEST(GpuDeviceMemory, FreeAndTotalOfTheCurrentDevice) {
   EXPECT_EQ(before.total, ta::query_device(ta::current_device()).global_bytes);
   constexpr std::size_t bytes = std::size_t{1} << 30;
   ASSERT_GT(before.free, 2 * bytes) << "the device is nearly full";
-  ta::device_buffer<unsigned char> b(bytes);
-  const auto during = ta::device_memory();
-  EXPECT_LE(during.free + bytes, before.free) << "a 1 GiB allocation left free at " << during.free << " from " << before.free;
+  // Other processes (ctest -j runs GPU tests side by side) allocate and free between the two readings:
+  // a reading taken while one of them frees can show the 1 GiB as still free, so up to five tries, each
+  // with readings of its own (seen once in 67 parallel GPU tests, session 18).
+  std::size_t was = 0, now = 0;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    was = ta::device_memory().free;
+    ta::device_buffer<unsigned char> b(bytes);
+    now = ta::device_memory().free;
+    if (now + bytes <= was) break;
+  }
+  EXPECT_LE(now + bytes, was) << "a 1 GiB allocation left free at " << now << " from " << was;
 }
 }  // namespace
