@@ -36,12 +36,14 @@ struct halo_smem {
 };
 
 #if defined(TG_NV_WGMMA)
-// The producer thread: per channel block a halo, per k-tile (tap) B's boxes.
+// The producer thread: per channel block a halo, per k-tile (tap) B's boxes; a resident B (P::resident)
+// only in the block's first unit, k-tile i into stage i for good.
 template <class E, class P>
 __device__ inline void produce_halos(const args& a, const halo_smem<E, P>& s) {
   ring<P::stages> r;
   ring<P::halo_stages> hr;
   for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
+    const bool load_b = !P::resident || u == blockIdx.x;
     const work k = work_of(a, u);
     const gemm_class& c = *k.c;
     int cm[nd], cn[nd], ck[nd];
@@ -58,11 +60,14 @@ __device__ inline void produce_halos(const args& a, const halo_smem<E, P>& s) {
         arch::tma_load(s.halo(hr.stage), &c.a.map, s.halo_full(hr.stage), c.a.rank, xa[0], xa[1], xa[2], xa[3], xa[4]);
         hr.advance();
       }
-      arch::mbarrier_wait(s.empty(r.stage), r.phase ^ 1);
-      arch::mbarrier_arrive_expect_tx(s.full(r.stage), P::b_bytes);
-      int xb[rank];
-      box_corner(c.b, k.w.g, cn, ck, xb);
-      load_operand<E, P>(c.b, s.b(r.stage), s.full(r.stage), xb);
+      if (load_b) {
+        const int st = P::resident ? static_cast<int>(kt) : r.stage;
+        if (!P::resident) arch::mbarrier_wait(s.empty(st), r.phase ^ 1);
+        arch::mbarrier_arrive_expect_tx(s.full(st), P::b_bytes);
+        int xb[rank];
+        box_corner(c.b, k.w.g, cn, ck, xb);
+        load_operand<E, P>(c.b, s.b(st), s.full(st), xb);
+      }
       TG_UNROLL for (int p = nd - 1; p >= 0; --p) {  // next k-tile: the taps fastest, the channel block last
         ck[p] += c.k.ext[p];
         if (ck[p] < c.k.tiles[p] * c.k.ext[p]) break;
@@ -75,9 +80,10 @@ __device__ inline void produce_halos(const args& a, const halo_smem<E, P>& s) {
 }
 
 // A consumer warpgroup's tile: acc[b] (rows 64 b.. of its BM/2) = the sum over the unit's k-tiles.
+// first: the block's first unit (a resident B's stages are waited for then only).
 template <class E, class P, bool BMn>
 __device__ inline void consume_halo_tile(const args& a, const halo_smem<E, P>& s, ring<P::stages>& r, ring<P::halo_stages>& hr, long long kb,
-                                         long long ke, int wg, float (&acc)[P::row_blocks][P::BN / 8][4]) {
+                                         long long ke, int wg, float (&acc)[P::row_blocks][P::BN / 8][4], bool first) {
   constexpr bool bf16 = std::is_same_v<E, bf16_t>;
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b)
     TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int e = 0; e < 4; ++e) acc[b][j][e] = 0.0f;
@@ -86,9 +92,10 @@ __device__ inline void consume_halo_tile(const args& a, const halo_smem<E, P>& s
   bool prev_last = false;  // the previous k-tile was its channel block's last tap: its halo goes back with it
   for (long long kt = kb; kt < ke; ++kt) {
     if (tap == 0) arch::mbarrier_wait(s.halo_full(hr.stage), hr.phase);
-    arch::mbarrier_wait(s.full(r.stage), r.phase);
+    const int bs = P::resident ? static_cast<int>(kt) : r.stage;
+    if (!P::resident || first) arch::mbarrier_wait(s.full(bs), P::resident ? 0u : r.phase);
     const std::uint32_t h0 = arch::smem_addr(s.halo(hr.stage)) + 128u * static_cast<std::uint32_t>(a.halo.tap_row[tap]);
-    const std::uint64_t db = gpu_gemm::wgmma_tile_desc<P::BN, P::BK, E, BMn>(arch::smem_addr(s.b(r.stage)));
+    const std::uint64_t db = gpu_gemm::wgmma_tile_desc<P::BN, P::BK, E, BMn>(arch::smem_addr(s.b(bs)));
     arch::wgmma_fence();
     TG_UNROLL for (int kk = 0; kk < P::BK / 16; ++kk) {
       const std::uint64_t ob = gpu_gemm::wgmma_sub_offset<P::BN, P::BK, E, BMn>(0, kk * 16);
@@ -103,7 +110,7 @@ __device__ inline void consume_halo_tile(const args& a, const halo_smem<E, P>& s
     arch::wgmma_commit();
     if (prev >= 0) {  // the previous batch has retired: its stage, and its halo after a channel block's last tap
       arch::wgmma_wait<1>();
-      arch::mbarrier_arrive(s.empty(prev));
+      if (!P::resident) arch::mbarrier_arrive(s.empty(prev));
       if (prev_last) arch::mbarrier_arrive(s.halo_empty(prev_halo));
     }
     prev = r.stage, prev_halo = hr.stage, prev_last = tap + 1 == a.halo.taps;
@@ -113,7 +120,7 @@ __device__ inline void consume_halo_tile(const args& a, const halo_smem<E, P>& s
   arch::wgmma_wait<0>();
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) arch::wgmma_pin(acc[b]);
   if (prev >= 0) {
-    arch::mbarrier_arrive(s.empty(prev));
+    if (!P::resident) arch::mbarrier_arrive(s.empty(prev));
     if (prev_last) arch::mbarrier_arrive(s.halo_empty(prev_halo));
   }
 }
@@ -144,7 +151,7 @@ __global__ void __launch_bounds__(P::threads, 1) tma_halo_kernel(const __grid_co
     for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
       const work k = work_of(a, u);
       float acc[P::row_blocks][P::BN / 8][4];
-      consume_halo_tile<E, P, BMn>(a, s, r, hr, k.kb, k.ke, wg - 1, acc);
+      consume_halo_tile<E, P, BMn>(a, s, r, hr, k.kb, k.ke, wg - 1, acc, u == blockIdx.x);
       epilogue<E, P>(a, *k.c, k.w, acc, wg - 1, s.c_rows((threadIdx.x - 128) / 32));
     }
   }

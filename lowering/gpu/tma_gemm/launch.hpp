@@ -93,6 +93,12 @@ bool plan_batch(const std::vector<V>& vs, class_plan (&plans)[max_classes], int&
 }
 
 // Fills the kernel's arguments from the plans (tensor maps, digits, C, split-K) and launches.
+template <class P>
+constexpr bool resident_b() {
+  if constexpr (requires { P::resident; }) return P::resident;
+  else return false;
+}
+
 template <class E, class P, bool AMn, bool BMn, bool Halo = false, class Batch, class V>
 bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol,
                   const class_plan (&plans)[max_classes], std::string& why) {
@@ -145,7 +151,8 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + ", " + std::to_string(P::stages) +
         " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units" + (plans[0].transposed ? " (C^T = B^T A^T)" : "") +
         (plans[0].a.step_digit >= 0 || plans[0].b.step_digit >= 0 ? ", boxes stepping along a tap" : "") +
-        (Halo ? ", A as halos (" + std::to_string(a.halo.taps) + " taps, " + std::to_string(a.halo.rows) + " rows)" : std::string()) + ", split-K " +
+        (Halo ? ", A as halos (" + std::to_string(a.halo.taps) + " taps, " + std::to_string(a.halo.rows) + " rows)" : std::string()) +
+        (resident_b<P>() ? ", B resident" : "") + ", split-K " +
         std::to_string(a.splits) + (a.splits > 1 ? a.fused_split ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
         (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;
@@ -175,6 +182,10 @@ bool run_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gem
   int orient;
   if (!plan_batch<P, false, true>(vs, plans, orient, why)) return false;
   if (!plans[0].ok || !plans[0].has_k || plans[0].halo.taps < 2) return why = "no taps to share a halo", false;
+  if constexpr (P::resident) {  // one B for every tile, small enough to stay
+    const class_plan& p = plans[0];
+    if (p.n.count != 1 || p.groups != 1 || p.k.count > P::stages || p.halo.rows > P::halo_rows) return why = "B cannot stay resident", false;
+  }
   if (orient == 1) return launch_plans<E, P, false, true, true>(be, batch, vs, ep, pol, plans, why);
   if (orient == 0) return launch_plans<E, P, false, false, true>(be, batch, vs, ep, pol, plans, why);
   return why = "a halo needs K-major A", false;
@@ -227,7 +238,8 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     // A stride-1 convolution's single GEMM whose K-major A runs over filter taps: one halo per channel
     // block instead of a box per tap (halo_plan.hpp), 256-row tiles, unless split-K was asked for.
     if (sched.halo && !sched.force_tile && pol.k_splits <= 1 && vs.size() == 1 && (orient == 0 || orient == 1) && max_m >= 256) {
-      if (max_n <= 64 ? run_halo<E, halo_tile<256, 64>>(be, batch, vs, ep, pol, why256) : run_halo<E, halo_tile<256, 128>>(be, batch, vs, ep, pol, why256))
+      if (max_n <= 64 ? run_halo<E, halo_tile<256, 64, true>>(be, batch, vs, ep, pol, why256) || run_halo<E, halo_tile<256, 64>>(be, batch, vs, ep, pol, why256)
+                      : run_halo<E, halo_tile<256, 128>>(be, batch, vs, ep, pol, why256))
         return why = why256, true;
     }
     // A single GEMM with both operands MN-major (backward weight) whose M fills at most a 64-column

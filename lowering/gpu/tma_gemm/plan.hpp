@@ -39,10 +39,13 @@ struct tile {
 // The halo pipeline's tile (halo_kernel.hpp, halo_plan.hpp): BM x BN like `tile`, with A in two halo
 // stages (one box per channel block that every filter tap reads a window of) and B alone in the
 // k-tile ring. The halo stages take what the ring can spare: 640 rows (80 KB) each with 64 columns
-// (a 3-d 4x8x8 tile's 6x10x10 halo), 448 with 128 (a 2-d 4x8x8 tile's 400).
+// (a 3-d 4x8x8 tile's 6x10x10 halo), 448 with 128 (a 2-d 4x8x8 tile's 400). Resident: B is one N tile
+// of at most 12 k-tiles (a 2-d 3x3 layer with 64 channels), the same for every tile of the GEMM, so it
+// is loaded once per persistent block into 12 stages and stays; only the halos move (448 rows).
 constexpr int halo_rows_for(int bn) { return bn <= 64 ? 640 : 448; }
-template <int BM_, int BN_>
+template <int BM_, int BN_, bool Resident = false>
 struct halo_tile {
+  static constexpr bool resident = Resident;
   static constexpr int BM = BM_, BN = BN_, BK = 64;
   static constexpr int consumers = 2;
   static constexpr int row_blocks = BM / 64 / consumers;
@@ -51,14 +54,14 @@ struct halo_tile {
   static constexpr int producer_regs = 56;
   static constexpr int consumer_regs = 224;
   static_assert(128 * producer_regs + 128 * consumers * consumer_regs <= threads * entry_regs, "setmaxnreg would wait forever");
-  static constexpr int halo_rows = halo_rows_for(BN), halo_bytes = halo_rows * 128, halo_stages = 2;
+  static constexpr int halo_rows = Resident ? 448 : halo_rows_for(BN), halo_bytes = halo_rows * 128, halo_stages = 2;
   static constexpr int b_bytes = BN * BK * 2;
   static constexpr int stage_bytes = b_bytes;  // the k-tile ring holds B
   static constexpr int smem_limit = 227 * 1024;
   static constexpr int epi_warp_bytes = 16 * BN * 2;
   static constexpr int epi_bytes = 4 * consumers * epi_warp_bytes;
   static constexpr int ring_room = smem_limit - 1024 - 512 - epi_bytes - halo_stages * halo_bytes;
-  static constexpr int stages = ring_room / stage_bytes > 8 ? 8 : ring_room / stage_bytes;
+  static constexpr int stages = Resident ? 12 : ring_room / stage_bytes > 8 ? 8 : ring_room / stage_bytes;
   static constexpr int barrier_bytes = 2 * (stages + halo_stages) * 8;
   static constexpr int smem_bytes = 1024 + halo_stages * halo_bytes + stages * stage_bytes + epi_bytes + barrier_bytes;
   static_assert(row_blocks >= 1 && stages >= 4 && smem_bytes <= smem_limit, "halo tile shape");
