@@ -126,10 +126,11 @@ def classify(d, unit="ops"):
     elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN>, AMn, BMn>: one kernel serves every op (params decide)
         op = "conv GEMMs"
         m = re.search(r"tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)>", d)
-        h = re.search(r"halo_tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)>, (?:\(bool\))?(\w+)>", d)  # tma_halo_kernel<E, halo_tile<BM, BN>, BMn>
+        # tma_halo_kernel<E, halo_tile<BM, BN, Resident>, BMn>
+        h = re.search(r"halo_tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?>, (?:\(bool\))?(\w+)>", d)
         mn = lambda b: "MN" if b in ("true", "1") else "K"
         if h:
-            detail = f"halo {h.group(1)}x{h.group(2)} A K B {mn(h.group(3))}"
+            detail = f"halo {h.group(1)}x{h.group(2)} A K B {mn(h.group(4))}" + (" resident" if h.group(3) in ("true", "1") else "")
         elif m:
             detail = f"{m.group(1)}x{m.group(2)} A {mn(m.group(3))} B {mn(m.group(4))}"
     elif kind == "window gather":
