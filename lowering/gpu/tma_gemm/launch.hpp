@@ -93,12 +93,6 @@ bool plan_batch(const std::vector<V>& vs, class_plan (&plans)[max_classes], int&
 }
 
 // Fills the kernel's arguments from the plans (tensor maps, digits, C, split-K) and launches.
-template <class P>
-constexpr bool resident_b() {
-  if constexpr (requires { P::resident; }) return P::resident;
-  else return false;
-}
-
 template <class E, class P, bool AMn, bool BMn, bool Halo = false, class Batch, class V>
 bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol,
                   const class_plan (&plans)[max_classes], std::string& why) {
@@ -111,7 +105,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   a.c = v0.c.data;
   a.c_vectors = true;
   a.release_early = sm90_schedule().release_early;
-  if (Halo) {  // whole tiles: split-K chunks would cut the channel blocks the halos are loaded by
+  if constexpr (Halo) {  // whole tiles: split-K chunks would cut the channel blocks the halos are loaded by
     a.k_chunk = plans[0].k.count;
     a.halo = plans[0].halo;
   } else if (batch.count() == 1 && plans[0].ok && plans[0].has_k) {  // split-K where the tiles alone cannot fill the GPU
@@ -152,7 +146,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
         " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units" + (plans[0].transposed ? " (C^T = B^T A^T)" : "") +
         (plans[0].a.step_digit >= 0 || plans[0].b.step_digit >= 0 ? ", boxes stepping along a tap" : "") +
         (Halo ? ", A as halos (" + std::to_string(a.halo.taps) + " taps, " + std::to_string(a.halo.rows) + " rows)" : std::string()) +
-        (resident_b<P>() ? ", B resident" : "") + ", split-K " +
+        (P::resident ? ", B resident" : "") + ", split-K " +
         std::to_string(a.splits) + (a.splits > 1 ? a.fused_split ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
         (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;
@@ -174,21 +168,32 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   return true;
 }
 
-// A single GEMM with K-major A over filter taps (a stride-1 convolution's forward or backward data) on
-// the halo kernel, or why not.
+// The halo kernel for tile P in the plans' orientation (A is K-major: orient 0 or 1).
 template <class E, class P, class Batch, class V>
-bool run_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
-  class_plan plans[max_classes];
-  int orient;
-  if (!plan_batch<P, false, true>(vs, plans, orient, why)) return false;
-  if (!plans[0].ok || !plans[0].has_k || plans[0].halo.taps < 2) return why = "no taps to share a halo", false;
-  if constexpr (P::resident) {  // one B for every tile, small enough to stay
-    const class_plan& p = plans[0];
-    if (p.n.count != 1 || p.groups != 1 || p.k.count > P::stages || p.halo.rows > P::halo_rows) return why = "B cannot stay resident", false;
-  }
+bool launch_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol,
+                 const class_plan (&plans)[max_classes], int orient, std::string& why) {
   if (orient == 1) return launch_plans<E, P, false, true, true>(be, batch, vs, ep, pol, plans, why);
   if (orient == 0) return launch_plans<E, P, false, false, true>(be, batch, vs, ep, pol, plans, why);
   return why = "a halo needs K-major A", false;
+}
+
+// A single GEMM with K-major A over filter taps (a stride-1 convolution's forward or backward data) on
+// the halo kernel with 256 x BN tiles, or why not: planned once (the resident tile shares the plan), B
+// resident where one N tile of few k-tiles serves every tile.
+template <class E, int BN, class Batch, class V>
+bool run_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
+  using P = halo_tile<256, BN>;
+  class_plan plans[max_classes];
+  int orient;
+  if (!plan_batch<P, false, true>(vs, plans, orient, why)) return false;
+  const class_plan& p = plans[0];
+  if (!p.ok || !p.has_k || p.halo.taps < 2) return why = "no taps to share a halo", false;
+  if constexpr (BN == 64) {
+    using R = halo_tile<256, 64, true>;
+    if (p.n.count == 1 && p.groups == 1 && p.k.count <= R::stages && p.halo.rows <= R::halo_rows)
+      return launch_halo<E, R>(be, batch, vs, ep, pol, plans, orient, why);
+  }
+  return launch_halo<E, P>(be, batch, vs, ep, pol, plans, orient, why);
 }
 
 template <class E, class P, bool T = false, class Batch, class V>
@@ -238,9 +243,7 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     // A stride-1 convolution's single GEMM whose K-major A runs over filter taps: one halo per channel
     // block instead of a box per tap (halo_plan.hpp), 256-row tiles, unless split-K was asked for.
     if (sched.halo && !sched.force_tile && pol.k_splits <= 1 && vs.size() == 1 && (orient == 0 || orient == 1) && max_m >= 256) {
-      if (max_n <= 64 ? run_halo<E, halo_tile<256, 64, true>>(be, batch, vs, ep, pol, why256) || run_halo<E, halo_tile<256, 64>>(be, batch, vs, ep, pol, why256)
-                      : run_halo<E, halo_tile<256, 128>>(be, batch, vs, ep, pol, why256))
-        return why = why256, true;
+      if (max_n <= 64 ? run_halo<E, 64>(be, batch, vs, ep, pol, why256) : run_halo<E, 128>(be, batch, vs, ep, pol, why256)) return why = why256, true;
     }
     // A single GEMM with both operands MN-major (backward weight) whose M fills at most a 64-column
     // tile while N fills 256-row ones: run as C^T = B^T A^T with 256x64 tiles instead of a half-empty

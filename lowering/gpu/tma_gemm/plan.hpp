@@ -13,6 +13,7 @@ namespace tg::tma_gemm {
 // BK = 64 (one 128-byte swizzled row of 16-bit elements), as many stages as shared memory holds.
 template <int BM_, int BN_>
 struct tile {
+  static constexpr bool resident = false;  // B goes through the k-tile ring (halo_tile may keep it)
   static constexpr int BM = BM_, BN = BN_, BK = 64;
   static constexpr int consumers = 2;
   static constexpr int row_blocks = BM / 64 / consumers;  // m64 blocks per consumer warpgroup
