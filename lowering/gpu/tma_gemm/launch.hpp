@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 #include "lowering/gpu/gemm.hpp"
-#include "lowering/gpu/split_k.hpp"
 #include "lowering/gpu/tma_gemm/halo_kernel.hpp"
 #include "lowering/gpu/tma_gemm/kernel.hpp"
 #include "lowering/gpu/tma_gemm/plan_cache.hpp"
@@ -111,10 +110,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   } else if (batch.count() == 1 && plans[0].ok && plans[0].has_k) {  // split-K where the tiles alone cannot fill the GPU
     const long long kt = plans[0].k.count, tiles = plans[0].m.count * plans[0].n.count * plans[0].groups;
     const schedule& sc = sm90_schedule();
-    const bool by_fill = sc.split_cost.write == 0 && sc.split_cost.read == 0;  // the earlier choice, for A/B runs
-    long long want = pol.k_splits > 0 ? pol.k_splits
-                     : by_fill        ? split_k_chunks(tiles, be.processors(), kt / 4)
-                                      : choose_splits(tiles, be.processors(), kt, sc.fused_split_max, sc.split_cost);
+    long long want = pol.k_splits > 0 ? pol.k_splits : choose_splits(tiles, be.processors(), kt, sc.fused_split_max, sc.split_cost);
     want = want < 1 ? 1 : want > kt ? kt : want;
     a.k_chunk = ceil_div(kt, want);
     a.splits = static_cast<int>(ceil_div(kt, a.k_chunk));
@@ -251,7 +247,7 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     if (sched.transpose_narrow && !sched.force_tile && orient == 3 && vs.size() == 1 && max_m <= 64 && max_n >= 256) {
       if (run_tile<E, tile<256, 64>, true>(be, batch, vs, ep, pol, why256)) return why = why256, true;
     }
-    switch (sched.force_tile ? sched.tile : choose_tile(max_m, max_n, orient >= 2, orient % 2 == 1 || orient < 0)) {
+    switch (sched.force_tile ? sched.tile : choose_tile(max_m, max_n, orient >= 2)) {
       case tile_kind::m256n64:
         if (run_tile<E, tile<256, 64>>(be, batch, vs, ep, pol, why256)) return why = why256, true;
         [[fallthrough]];

@@ -75,8 +75,7 @@ struct halo_tile {
 // K-major (backward data, forward), the 128-column tiles where both are MN-major (backward weight;
 // its narrow case is the transposed 256x64 plan, launch.hpp).
 enum class tile_kind { m256n128, m256n64, m128n128, m128n64 };
-inline tile_kind choose_tile(long long max_m, long long max_n, bool a_mn, bool b_mn) {
-  (void)b_mn;
+inline tile_kind choose_tile(long long max_m, long long max_n, bool a_mn) {
   const bool narrow = max_n <= 64 && !a_mn;
   if (max_m >= 256) return narrow ? tile_kind::m256n64 : tile_kind::m256n128;
   return narrow ? tile_kind::m128n64 : tile_kind::m128n128;
@@ -101,18 +100,20 @@ constexpr long long split_estimate(long long tiles, long long sms, long long k_t
 }
 // The count: the fill of the waves' (split_k_chunks: the fewest that fill them to 90%, chunks of 4
 // k-tiles or more) unless its estimate is more than 15% over the best one's, and then the fewest whose
-// estimate is within 4% of the least. The estimate overrules the fill only by that margin: between
+// estimate is within 4% of the least; costs of zero (TG_TMA_SPLIT_COST=0,0, for A/B runs) keep the
+// fill's count. The estimate overrules the fill only by that margin: between
 // counts it put within a few % of each other the GPU disagreed (section 23: 1x1 backward weight with
 // 119 and 126 splits, estimated 5% apart the other way, measured 16% apart).
 constexpr long long choose_splits(long long tiles, long long sms, long long k_tiles, int fused_max, split_costs c = {}) {
   if (tiles <= 0 || sms <= 0 || k_tiles <= 1) return 1;
   const long long most = k_tiles / 4 > 1 ? k_tiles / 4 : 1;
+  const long long by_fill = split_k_chunks(tiles, sms, most);
+  if (c.write == 0 && c.read == 0) return by_fill;
   auto est = [&](long long s) { return split_estimate(tiles, sms, k_tiles, s, fused_max, c); };
   long long least = est(1);
   for (long long s = 2; s <= most && tiles * s <= 16 * sms; ++s) least = est(s) < least ? est(s) : least;
   long long best = 1;
   while (100 * est(best) > 104 * least) ++best;
-  const long long by_fill = split_k_chunks(tiles, sms, most);
   return 100 * est(by_fill) > 115 * est(best) ? best : by_fill;
 }
 

@@ -415,17 +415,17 @@ TEST(TmaPlan, TileTable) {
   using tg::tma_gemm::choose_tile;
   using K = tg::tma_gemm::tile_kind;
   // backward data (K-major A, MN-major B): the seed (C = 128) and a ResNet layer with C = 64
-  EXPECT_EQ(choose_tile(128 * 36 * 36, 128, false, true), K::m256n128);
-  EXPECT_EQ(choose_tile(64 * 56 * 56, 64, false, true), K::m256n64);
-  EXPECT_EQ(choose_tile(200, 64, false, true), K::m128n64);
+  EXPECT_EQ(choose_tile(128 * 36 * 36, 128, false), K::m256n128);
+  EXPECT_EQ(choose_tile(64 * 56 * 56, 64, false), K::m256n64);
+  EXPECT_EQ(choose_tile(200, 64, false), K::m128n64);
   // backward weight (both MN-major): M = K channels; 64 columns are not instantiated there
-  EXPECT_EQ(choose_tile(256, 9 * 128, true, true), K::m256n128);
-  EXPECT_EQ(choose_tile(128, 9 * 64, true, true), K::m128n128);
-  EXPECT_EQ(choose_tile(256, 64, true, true), K::m256n128);
+  EXPECT_EQ(choose_tile(256, 9 * 128, true), K::m256n128);
+  EXPECT_EQ(choose_tile(128, 9 * 64, true), K::m128n128);
+  EXPECT_EQ(choose_tile(256, 64, true), K::m256n128);
   // forward (both K-major): K = 64 output channels take the 64-column tile as backward data's C does
-  EXPECT_EQ(choose_tile(128 * 56 * 56, 64, false, false), K::m256n64);
-  EXPECT_EQ(choose_tile(128 * 56 * 56, 256, false, false), K::m256n128);
-  EXPECT_EQ(choose_tile(100, 64, false, false), K::m128n64);
+  EXPECT_EQ(choose_tile(128 * 56 * 56, 64, false), K::m256n64);
+  EXPECT_EQ(choose_tile(128 * 56 * 56, 256, false), K::m256n128);
+  EXPECT_EQ(choose_tile(100, 64, false), K::m128n64);
 }
 
 // Each op's GEMM gets the orientation its layout implies (channels-last): backward data reads dy

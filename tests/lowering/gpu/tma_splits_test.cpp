@@ -54,8 +54,9 @@ TEST(TmaSplits, MeasuredCases) {
   EXPECT_GE(tm::choose_splits(1, 132, 6272, 8), 100);
   // A grid of whole waves is not split.
   EXPECT_EQ(tm::choose_splits(1296, 132, 18, 8), 1);
-  // Free splits: the fill rule's count stands (7: its estimate within 15% of the best).
+  // Costs of zero (TG_TMA_SPLIT_COST=0,0): the fill rule's count (7).
   EXPECT_EQ(tm::choose_splits(112, 132, 72, 8, {0, 0}), 7);
+  EXPECT_EQ(tm::choose_splits(112, 132, 72, 8, {0, 0}), tg::split_k_chunks(112, 132, 72 / 4));
   // ResNet-50's 1x1 C256->64 backward weight (one tile, 6272 k-tiles): the fill's 119 splits stay (126,
   // estimated 5% faster, measured 16% slower).
   EXPECT_EQ(tm::choose_splits(1, 132, 6272, 8), 119);
