@@ -22,8 +22,7 @@ namespace tg::tma_gemm {
 template <class E, class P>
 struct halo_smem {
   unsigned char* base;  // 1024-byte aligned
-  __device__ explicit halo_smem(unsigned char* raw)
-      : base(reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) / 1024 * 1024)) {}
+  __device__ explicit halo_smem(unsigned char* raw) : base(swizzle_aligned(raw)) {}
   __device__ E* halo(int stage) const { return reinterpret_cast<E*>(base + stage * P::halo_bytes); }
   __device__ E* b(int stage) const { return reinterpret_cast<E*>(base + P::halo_stages * P::halo_bytes + stage * P::stage_bytes); }
   __device__ unsigned char* c_rows(int w) const { return base + P::halo_stages * P::halo_bytes + P::stages * P::stage_bytes + w * P::epi_warp_bytes; }
@@ -68,11 +67,7 @@ __device__ inline void produce_halos(const args& a, const halo_smem<E, P>& s) {
         box_corner(c.b, k.w.g, cn, ck, xb);
         load_operand<E, P>(c.b, s.b(st), s.full(st), xb);
       }
-      TG_UNROLL for (int p = nd - 1; p >= 0; --p) {  // next k-tile: the taps fastest, the channel block last
-        ck[p] += c.k.ext[p];
-        if (ck[p] < c.k.tiles[p] * c.k.ext[p]) break;
-        ck[p] = 0;
-      }
+      next_k_tile(c.k, ck);  // the taps fastest, the channel block last
       tap = tap + 1 == a.halo.taps ? 0 : tap + 1;
       r.advance();
     }

@@ -17,6 +17,15 @@ __device__ inline void box_corner(const operand& o, long long g, const int (&row
   }
 }
 
+// The next k-tile's digits: an odometer over K's digits (the last fastest), no division per k-tile.
+__device__ inline void next_k_tile(const digits& k, int (&ck)[nd]) {
+  TG_UNROLL for (int p = nd - 1; p >= 0; --p) {
+    ck[p] += k.ext[p];
+    if (ck[p] < k.tiles[p] * k.ext[p]) break;
+    ck[p] = 0;
+  }
+}
+
 template <class E, class P>
 __device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* full, const int (&x)[rank]) {
   constexpr int box_elems = boxes::swizzle_elems * boxes::swizzle_elems;  // an MN-major box: 64 k x 64 rows
@@ -47,11 +56,7 @@ __device__ inline void produce(const args& a, const smem<E, P>& s) {
       box_corner(c.b, w.g, cn, ck, xb);
       load_operand<E, P>(c.a, s.a(r.stage), s.full(r.stage), xa);
       load_operand<E, P>(c.b, s.b(r.stage), s.full(r.stage), xb);
-      TG_UNROLL for (int p = nd - 1; p >= 0; --p) {  // next k-tile: odometer over the k digits
-        ck[p] += c.k.ext[p];
-        if (ck[p] < c.k.tiles[p] * c.k.ext[p]) break;
-        ck[p] = 0;
-      }
+      next_k_tile(c.k, ck);
       r.advance();
     }
   }

@@ -6,11 +6,16 @@
 #include "lowering/gpu/tma_gemm/plan.hpp"
 
 namespace tg::tma_gemm {
+// The first 1024-byte boundary at or after raw: where the 128-byte swizzle's pattern starts (the launch
+// asks for 1024 bytes of slack).
+__device__ inline unsigned char* swizzle_aligned(unsigned char* raw) {
+  return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) / 1024 * 1024);
+}
+
 template <class E, class P>
 struct smem {
   unsigned char* base;  // 1024-byte aligned
-  __device__ explicit smem(unsigned char* raw)
-      : base(reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) / 1024 * 1024)) {}
+  __device__ explicit smem(unsigned char* raw) : base(swizzle_aligned(raw)) {}
   __device__ E* a(int stage) const { return reinterpret_cast<E*>(base + stage * P::stage_bytes); }
   __device__ E* b(int stage) const { return reinterpret_cast<E*>(base + stage * P::stage_bytes + P::a_bytes); }
   // Consumer warp w's staging rows of C (epilogue.hpp), after the ring.
