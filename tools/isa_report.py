@@ -123,16 +123,17 @@ def classify(d, unit="ops"):
                 (" ring" if flags[:1] == ["true"] else "") + (" waited" if flags[1:2] == ["false"] else "")
     elif kind.startswith("relayout"):
         op = "relayout"
-    elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN>, AMn, BMn>: one kernel serves every op (params decide)
+    elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN, KHalo>, AMn, BMn>: one kernel serves every op (params decide)
         op = "conv GEMMs"
-        m = re.search(r"tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)>", d)
+        m = re.search(r"[^_]tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)>", d)
         # tma_halo_kernel<E, halo_tile<BM, BN, Resident>, BMn>
         h = re.search(r"halo_tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?>, (?:\(bool\))?(\w+)>", d)
         mn = lambda b: "MN" if b in ("true", "1") else "K"
         if h:
             detail = f"halo {h.group(1)}x{h.group(2)} A K B {mn(h.group(4))}" + (" resident" if h.group(3) in ("true", "1") else "")
         elif m:
-            detail = f"{m.group(1)}x{m.group(2)} A {mn(m.group(3))} B {mn(m.group(4))}"
+            k_halo = m.group(3) in ("true", "1")
+            detail = ("k-halo " if k_halo else "") + f"{m.group(1)}x{m.group(2)} A {mn(m.group(4))} B {mn(m.group(5))}"
     elif kind == "window gather":
         nd = re.search(r"gather_kernel<(\d+),", d).group(1)
         if "mean_route<" in d:
@@ -816,6 +817,8 @@ def nvidia_main(args):
             violations.append("no TMA GEMM kernel (lowering/gpu/tma_gemm/) in the sm_90a code")
         if not any(k["detail"].startswith("halo") for k in tma):
             violations.append("no TMA halo kernel (lowering/gpu/tma_gemm/halo_kernel.hpp) in the sm_90a code")
+        if not any(k["detail"].startswith("k-halo") for k in tma):
+            violations.append("no TMA k-halo kernel (lowering/gpu/tma_gemm/k_halo_plan.hpp, a_blocks.hpp) in the sm_90a code")
         ptx = ptx_kernels(archive)
         for k in tma:
             tag = f"sm_90 {k['dtype']}: tma gemm {k['detail']} [{k['symbol'][:60]}...]"

@@ -227,27 +227,18 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
   return r;
 }
 
-// The pow2 extents over digits of `length` (count of them) whose product is `tile`, for which `fits`
-// holds, covering the digits with the least padding (ties: more of the tile on faster digits).
-template <class Fits>
-bool choose_extents(const index_t* length, int count, int tile, Fits fits, extents& best) {
+// Calls f(e) for every set of pow2 extents over `count` digits whose product is `tile` (a power of two),
+// the faster digits' shares growing first.
+template <class F>
+bool each_extents(int count, int tile, F f) {
   int log = 0;
   while ((1 << log) < tile) ++log;
   if ((1 << log) != tile || count < 1) return false;
-  bool found = false;
-  double best_cover = 0;
   extents e;
-  auto score = [&](const extents& x) {
-    double cover = 1;
-    for (int p = 0; p < count; ++p) cover *= static_cast<double>(ceil_div(length[p], index_t{x.e[p]}) * x.e[p]) / static_cast<double>(length[p] > 0 ? length[p] : 1);
-    return cover;
-  };
   auto visit = [&](auto&& self, int p, int left) -> void {
     if (p == count - 1) {
       e.e[p] = 1 << left;
-      if (!fits(e)) return;
-      const double c = score(e);
-      if (!found || c < best_cover - 1e-12) found = true, best_cover = c, best = e;
+      f(static_cast<const extents&>(e));
       return;
     }
     for (int l = 0; l <= left; ++l) {
@@ -256,6 +247,28 @@ bool choose_extents(const index_t* length, int count, int tile, Fits fits, exten
     }
   };
   visit(visit, 0, log);
+  return true;
+}
+
+// How much of a tile of extents e over digits of `length` is padding: (tiles x extent) / length,
+// multiplied over the digits (1: none).
+inline double cover_of(const index_t* length, int count, const extents& x) {
+  double cover = 1;
+  for (int p = 0; p < count; ++p) cover *= static_cast<double>(ceil_div(length[p], index_t{x.e[p]}) * x.e[p]) / static_cast<double>(length[p] > 0 ? length[p] : 1);
+  return cover;
+}
+
+// The pow2 extents over digits of `length` (count of them) whose product is `tile`, for which `fits`
+// holds, covering the digits with the least padding (ties: more of the tile on faster digits).
+template <class Fits>
+bool choose_extents(const index_t* length, int count, int tile, Fits fits, extents& best) {
+  bool found = false;
+  double best_cover = 0;
+  each_extents(count, tile, [&](const extents& e) {
+    if (!fits(e)) return;
+    const double c = cover_of(length, count, e);
+    if (!found || c < best_cover - 1e-12) found = true, best_cover = c, best = e;
+  });
   return found;
 }
 }  // namespace tg::boxes

@@ -9,11 +9,18 @@
 #include "lowering/gemm.hpp"
 #include "lowering/gpu/boxes.hpp"
 #include "lowering/gpu/tma_gemm/halo_plan.hpp"
+#include "lowering/gpu/tma_gemm/k_halo_plan.hpp"
 #include "lowering/gpu/tma_gemm/plan.hpp"
 
 namespace tg::tma_gemm {
 constexpr int nd = boxes::max_digits;
 constexpr int max_classes = 8;  // GEMMs in one batch (col2im classes: up to 8 for a 3-d stride 2)
+
+// How a plan reads A: boxes per k-tile; or halos where the taps of a stride-1 convolution share input
+// positions: one per channel block whose k-tiles are the taps, the tile's rows positions (rows:
+// halo_plan.hpp, the forward and backward data), or one per k-tile of positions whose m64 blocks are
+// the taps (k: k_halo_plan.hpp, backward weight transposed).
+enum class halo_kind { none, rows, k };
 
 // One GEMM dimension's digits as tiles: tile t's corner digit p is (t's mixed-radix digit p) * ext[p].
 // Unused slots have length 1 and extent 1.
@@ -37,6 +44,7 @@ struct class_plan {
   long long c_off0 = 0, c_g = 0, c_m[nd] = {}, c_n[nd] = {};  // C's element offset per digit
   bool c_vectors = false;           // 8 consecutive tile columns are 8 consecutive elements of C, 16-byte aligned
   halo_plan halo;                   // A as one halo box per channel block (halo_plan.hpp)
+  k_halo_plan k_halo;               // A as one halo box per k-tile (k_halo_plan.hpp)
   int k_digit[nd] = {0, 1, 2, 3};   // the view's k digit in each slot of k (a halo plan puts the channels first)
 };
 
@@ -137,6 +145,48 @@ class_plan plan_halo(class_plan r, const boxes::view_digits& da, const boxes::vi
   r.ok = true;
   return r;
 }
+
+// plan_class's k-halo branch (backward weight transposed: both operands MN-major, A's rows over taps and
+// channels): A as one halo box per k-tile, B as per-k-tile boxes. The tile's taps and the k-tile's
+// positions are chosen together for the fewest rows the TMA brings: (M tiles) x (k-tiles) x (the
+// halo's rows + B's), each count relative to the unpadded one.
+template <int BM, int BN>
+class_plan plan_k_halo(class_plan r, const boxes::view_digits& da, const boxes::view_digits& db, int pa, int pb) {
+  using namespace boxes;
+  auto fail = [&](std::string w) { r.ok = false, r.why = std::move(w); return r; };
+  if (!r.a_mn || !r.b_mn) return fail("a k-halo needs both operands MN-major");
+  const view_axes xa = axes_of(da), xb = axes_of(db);
+  bool found = false;
+  double least = 0;
+  extents em, ek;
+  std::string why = "no tile of taps and k-tile of positions is a halo of A";
+  each_extents(da.count[1], BM, [&](const extents& m) {
+    if (m.e[pa] != swizzle_elems) return;
+    each_extents(da.count[2], swizzle_elems, [&](const extents& k) {
+      for (int p = 0; p < da.count[2]; ++p)  // a k-tile past K must read zero on one side at least
+        if (da.length[2][p] % k.e[p] != 0 && !xa.exact[2][p] && !xb.exact[2][p]) return;
+      const k_halo_boxes h = k_halo_of(xa, da, m, k, BM, k_halo_rows);
+      if (!h.ok) return void(why = h.why);
+      const operand_boxes b = boxes_of(xb, db, mn_rows(xb, db, pb, k, BN), k, BN);
+      bool same = b.ok && b.n_order == h.a.n_order;  // both tiles are [k][rows]: their k rows in one order
+      for (int i = 0; same && i < b.n_order; ++i) same = b.order[i] == h.a.order[i];
+      if (!same) return;
+      const double cost = cover_of(da.length[1], da.count[1], m) * cover_of(da.length[2], da.count[2], k) * (h.h.rows + BN);
+      if (!found || cost < least - 1e-9) found = true, least = cost, em = m, ek = k;
+    });
+  });
+  if (!found) return fail(why);
+  const k_halo_boxes h = k_halo_of(xa, da, em, ek, BM, k_halo_rows);
+  r.a = h.a, r.k_halo = h.h;
+  const extents en = mn_rows(xb, db, pb, ek, BN);
+  r.b = boxes_of(xb, db, en, ek, BN);
+  const int inner_b[2] = {pb, r.b.step_digit};
+  if (!fill_digits(da, 1, em, h.row_order, h.n_row_order, r.m, why) ||
+      !fill_digits(db, 1, en, inner_b, r.b.step_digit >= 0 ? 2 : 1, r.n, why) || !fill_digits(da, 2, ek, h.a.order, h.a.n_order, r.k, why))
+    return fail(why);
+  r.ok = true;
+  return r;
+}
 }  // namespace detail
 
 // The shared-memory orientation of A and B (a_mn * 2 + b_mn: whether each one's contiguous digit is a
@@ -158,9 +208,9 @@ int orientation_of(const Views& v) {
 
 // Plans views v of one GEMM for tiles BM x BN x BK (BK = boxes::swizzle_elems). Transposed: the plan
 // of C^T = B^T A^T (tile rows over the view's N, A's boxes from its B), for GEMMs whose M would fill
-// a fraction of BM rows while N fills many (backward weight with 64 output channels). Halo: K-major A
-// as one box per channel block that every filter tap reads a window of (halo_plan.hpp).
-template <int BM, int BN, bool Transposed = false, bool Halo = false, class Views>
+// a fraction of BM rows while N fills many (backward weight with 64 output channels). H: A as boxes,
+// or as halos that the filter taps read windows of (halo_kind above).
+template <int BM, int BN, bool Transposed = false, halo_kind H = halo_kind::none, class Views>
 class_plan plan_class(const Views& v) {
   using namespace boxes;
   using VA = decltype(v.a);
@@ -209,7 +259,9 @@ class_plan plan_class(const Views& v) {
     const int ia = detail::inner_dim(xa, da, pa), ib = detail::inner_dim(xb, db, pb);
     if (ia < 0 || ib < 0) return fail("an operand's contiguous axis is not a row or k digit");
     r.a_mn = ia == 1, r.b_mn = ib == 1;
-    if constexpr (Halo) {
+    if constexpr (H == halo_kind::k) {
+      return detail::plan_k_halo<BM, BN>(r, da, db, pa, pb);
+    } else if constexpr (H == halo_kind::rows) {
       static_assert(!Transposed, "a halo plan reads the view's own A");
       if (r.a_mn) return fail("a halo needs K-major A");
       // The channels slowest in k: a channel block's taps are consecutive k-tiles (both operands' k slots

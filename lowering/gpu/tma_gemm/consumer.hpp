@@ -1,10 +1,12 @@
 // A consumer warpgroup: BM/2 rows of the block's tile, in m64 blocks. Per k-tile it waits for the
-// stage's full barrier, issues the k-tile's wgmma batch straight from the swizzled shared tiles, and
-// releases the stage the previous batch read once that batch has retired (one batch stays in flight).
+// stage's full barrier, issues the k-tile's wgmma batch straight from the swizzled shared tiles (A's
+// blocks where a_blocks.hpp says they lie), and releases the stage the previous batch read once that
+// batch has retired (one batch stays in flight).
 #pragma once
 #include "arch/mbarrier_nvidia.hpp"
 #include "arch/wgmma_nvidia.hpp"
 #include "lowering/gpu/smem_tile.hpp"
+#include "lowering/gpu/tma_gemm/a_blocks.hpp"
 #include "lowering/gpu/tma_gemm/params.hpp"
 #include "lowering/gpu/tma_gemm/smem.hpp"
 
@@ -12,25 +14,23 @@ namespace tg::tma_gemm {
 #if defined(TG_NV_WGMMA)
 // acc[b] (rows 64 b.. of this warpgroup's BM/2, all BN columns) = the sum over k-tiles [kb, ke) of A * B.
 template <class E, class P, bool AMn, bool BMn>
-__device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, long long kb, long long ke, int wg,
+__device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, long long kb, long long ke, const a_blocks<E, P, AMn>& ab,
                                     float (&acc)[P::row_blocks][P::BN / 8][4], bool release_early) {
   using namespace gpu_gemm;
   constexpr bool bf16 = std::is_same_v<E, bf16_t>;
-  constexpr int block_bytes = 64 * P::BK * 2;  // an m64 block of A: a swizzled tile of its own, 8 KB on
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b)
     TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int e = 0; e < 4; ++e) acc[b][j][e] = 0.0f;
   if (kb >= ke) return;
   int prev = -1;
   for (long long kt = kb; kt < ke; ++kt) {
     arch::mbarrier_wait(s.full(r.stage), r.phase);
-    const std::uint32_t a0 = arch::smem_addr(s.a(r.stage)) + wg * P::row_blocks * block_bytes;
+    const std::uint32_t a0 = arch::smem_addr(s.a(r.stage));
     const std::uint64_t db = wgmma_tile_desc<P::BN, P::BK, E, BMn>(arch::smem_addr(s.b(r.stage)));
     arch::wgmma_fence();
     TG_UNROLL for (int kk = 0; kk < P::BK / 16; ++kk) {
       const std::uint64_t ob = wgmma_sub_offset<P::BN, P::BK, E, BMn>(0, kk * 16);
       TG_UNROLL for (int b = 0; b < P::row_blocks; ++b)
-        arch::wgmma_m64k16<P::BN, bf16, AMn, BMn>(acc[b], wgmma_tile_desc<64, P::BK, E, AMn>(a0 + b * block_bytes) + wgmma_sub_offset<64, P::BK, E, AMn>(0, kk * 16),
-                                                  db + ob);
+        arch::wgmma_m64k16<P::BN, bf16, AMn, BMn>(acc[b], ab.desc(a0, b, kk), db + ob);
     }
     arch::wgmma_commit();
     if (release_early) {  // the stage goes back a k-tile sooner; the other warpgroup's batch keeps the tensor cores busy

@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
     for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
       const work k = work_of(a, u);
       float acc[P::row_blocks][P::BN / 8][4];
-      consume_tile<E, P, AMn, BMn>(s, r, k.kb, k.ke, wg - 1, acc, a.release_early);
+      consume_tile<E, P, AMn, BMn>(s, r, k.kb, k.ke, a_blocks<E, P, AMn>(a, *k.c, k.w, wg - 1), acc, a.release_early);
       if (a.splits > 1 && !reduce_split<P>(a, k.w, tile_of(*k.c, k.w), acc, threadIdx.x - 128, s.last_split())) continue;
       epilogue<E, P>(a, *k.c, k.w, acc, wg - 1, s.c_rows((threadIdx.x - 128) / 32));
     }

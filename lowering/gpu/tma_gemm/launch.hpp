@@ -75,11 +75,11 @@ void launch_as(gpu_backend& be, const args& a, long long tiles) {
 // Plans every GEMM of the batch for tile P (plan_cache.hpp: planned once per shape), then the checks
 // that depend on the pointers; false with the reason where one cannot take it. orient: a_mn * 2 +
 // b_mn, the same for every GEMM that reads its operands (-1 where none does).
-template <class P, bool T, bool Halo, class V>
+template <class P, bool T, halo_kind H, class V>
 bool plan_batch(const std::vector<V>& vs, class_plan (&plans)[max_classes], int& orient, std::string& why) {
   for (const V& v : vs)
     if (v.c.data != vs[0].c.data) return why = "the batch writes more than one tensor", false;
-  const batch_plan bp = plan_views_cached<P::BM, P::BN, T, Halo>(vs);
+  const batch_plan bp = plan_views_cached<P::BM, P::BN, T, H>(vs);
   if (!bp.ok) return why = bp.why, false;
   orient = bp.orient;
   for (std::size_t t = 0; t < vs.size(); ++t) {
@@ -104,6 +104,11 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   a.c = v0.c.data;
   a.c_vectors = true;
   a.release_early = sm90_schedule().release_early;
+  a.stage_tx = P::stage_bytes;
+  if constexpr (P::k_halo) {  // A brings the halo's rows, not the tile's
+    a.k_halo = plans[0].k_halo;
+    a.stage_tx = static_cast<std::uint32_t>(a.k_halo.rows) * 128u + P::b_bytes;
+  }
   if constexpr (Halo) {  // whole tiles: split-K chunks would cut the channel blocks the halos are loaded by
     a.k_chunk = plans[0].k.count;
     a.halo = plans[0].halo;
@@ -142,6 +147,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
         " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units" + (plans[0].transposed ? " (C^T = B^T A^T)" : "") +
         (plans[0].a.step_digit >= 0 || plans[0].b.step_digit >= 0 ? ", boxes stepping along a tap" : "") +
         (Halo ? ", A as halos (" + std::to_string(a.halo.taps) + " taps, " + std::to_string(a.halo.rows) + " rows)" : std::string()) +
+        (P::k_halo ? ", A as a halo per k-tile (" + std::to_string(a.k_halo.rows) + " rows)" : std::string()) +
         (P::resident ? ", B resident" : "") + ", split-K " +
         std::to_string(a.splits) + (a.splits > 1 ? a.fused_split ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
         (a.release_early ? ", early release" : "");
@@ -181,7 +187,7 @@ bool run_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gem
   using P = halo_tile<256, BN>;
   class_plan plans[max_classes];
   int orient;
-  if (!plan_batch<P, false, true>(vs, plans, orient, why)) return false;
+  if (!plan_batch<P, false, halo_kind::rows>(vs, plans, orient, why)) return false;
   const class_plan& p = plans[0];
   if (!p.ok || !p.has_k || p.halo.taps < 2) return why = "no taps to share a halo", false;
   if constexpr (BN == 64) {
@@ -192,11 +198,34 @@ bool run_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gem
   return launch_halo<E, P>(be, batch, vs, ep, pol, plans, orient, why);
 }
 
+// Whether a batch can be backward weight's GEMM (dy, im2col(x)) by its views' types: one GEMM, A
+// without padding guards, B with them. Only such batches instantiate the k-halo kernels (the forward
+// and backward data units would compile them for nothing).
+template <class Batch>
+constexpr bool k_halo_views() {
+  using V = decltype(std::declval<const Batch&>().views(0));
+  if constexpr (!is_single_gemm<Batch>::value || !affine_split<decltype(V::a)>::on || !affine_split<decltype(V::b)>::on) return false;
+  else return affine_split<decltype(V::a)>::n_guards == 0 && affine_split<decltype(V::b)>::n_guards > 0;
+}
+
+// Backward weight of a stride-1 convolution (both operands MN-major), planned as dW^T = im2col(x)^T dy
+// so that a tile's m64 blocks are filter taps: A as one halo per k-tile (k_halo_plan.hpp) on 256 x BN
+// tiles, or why not.
+template <class E, int BN, class Batch, class V>
+bool run_k_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
+  using P = k_halo_tile<256, BN>;
+  class_plan plans[max_classes];
+  int orient;
+  if (!plan_batch<P, true, halo_kind::k>(vs, plans, orient, why)) return false;
+  if (orient != 3 || !plans[0].ok || !plans[0].has_k) return why = "no reduction to share halos over", false;
+  return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
+}
+
 template <class E, class P, bool T = false, class Batch, class V>
 bool run_tile(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
   class_plan plans[max_classes];
   int orient;
-  if (!plan_batch<P, T, false>(vs, plans, orient, why)) return false;
+  if (!plan_batch<P, T, halo_kind::none>(vs, plans, orient, why)) return false;
   if constexpr (T) {  // instantiated for backward weight's orientation only (run below)
     if (orient != 3) return why = "no transposed tile for this orientation", false;
     return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
@@ -240,6 +269,12 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     // block instead of a box per tap (halo_plan.hpp), 256-row tiles, unless split-K was asked for.
     if (sched.halo && !sched.force_tile && pol.k_splits <= 1 && vs.size() == 1 && (orient == 0 || orient == 1) && max_m >= 256) {
       if (max_n <= 64 ? run_halo<E, 64>(be, batch, vs, ep, pol, why256) : run_halo<E, 128>(be, batch, vs, ep, pol, why256)) return why = why256, true;
+    }
+    // Backward weight at stride 1: the taps of a tile share one halo of x per k-tile (transposed).
+    if constexpr (k_halo_views<Batch>()) {
+      if (sched.k_halo && !sched.force_tile && orient == 3 && vs.size() == 1 &&
+          (max_m <= 64 ? run_k_halo<E, 64>(be, batch, vs, ep, pol, why256) : run_k_halo<E, 128>(be, batch, vs, ep, pol, why256)))
+        return why = why256, true;
     }
     // A single GEMM with both operands MN-major (backward weight) whose M fills at most a 64-column
     // tile while N fills 256-row ones: run as C^T = B^T A^T with 256x64 tiles instead of a half-empty

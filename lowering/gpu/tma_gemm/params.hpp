@@ -44,6 +44,8 @@ struct args {
   bool c_vectors = false;        // C's columns are contiguous and aligned: paired stores
   bool release_early = false;    // consumers wait for each k-tile's batch and free its stage at once
   halo_plan halo;                // the halo kernel's A (halo_kernel.hpp): taps, rows, where blocks and taps read
+  k_halo_plan k_halo;            // a k-halo tile's A (a_blocks.hpp): rows, where blocks and k16 steps read
+  std::uint32_t stage_tx = 0;    // bytes the TMA brings per stage (a k-halo's A: its rows, not the tile's)
 };
 
 // A work unit: one (class, group, M tile, N tile, split): a tile's splits side by side (they finish

@@ -11,9 +11,11 @@
 namespace tg::tma_gemm {
 // BM rows (the two consumer warpgroups take BM/2 each, in m64 blocks of wgmma), BN columns (wgmma n),
 // BK = 64 (one 128-byte swizzled row of 16-bit elements), as many stages as shared memory holds.
-template <int BM_, int BN_>
+constexpr int k_halo_rows = 128;  // the most rows of a k-halo (k_halo_tile below)
+template <int BM_, int BN_, bool KHalo = false>
 struct tile {
   static constexpr bool resident = false;  // B goes through the k-tile ring (halo_tile may keep it)
+  static constexpr bool k_halo = KHalo;    // A's stage holds one halo of k_halo_rows rows (k_halo_tile)
   static constexpr int BM = BM_, BN = BN_, BK = 64;
   static constexpr int consumers = 2;
   static constexpr int row_blocks = BM / 64 / consumers;  // m64 blocks per consumer warpgroup
@@ -25,7 +27,7 @@ struct tile {
   static constexpr int producer_regs = 56;
   static constexpr int consumer_regs = 224;
   static_assert(128 * producer_regs + 128 * consumers * consumer_regs <= threads * entry_regs, "setmaxnreg would wait forever");
-  static constexpr int a_bytes = BM * BK * 2, b_bytes = BN * BK * 2;
+  static constexpr int a_bytes = (KHalo ? k_halo_rows : BM) * BK * 2, b_bytes = BN * BK * 2;
   static constexpr int stage_bytes = a_bytes + b_bytes;
   static constexpr int smem_limit = 227 * 1024;  // sm_90's per-block opt-in maximum
   static constexpr int epi_warp_bytes = 16 * BN * 2;           // a consumer warp's 16 rows of C (the epilogue's staging)
@@ -37,6 +39,12 @@ struct tile {
   static_assert(row_blocks >= 1 && stages >= 3, "tile shape");
 };
 
+// The k-halo tile (k_halo_plan.hpp; backward weight transposed): `tile`'s kernel and roles, with A's
+// stage one halo box of at most k_halo_rows rows (a 2-d 8x8 k-tile of 4 taps: 80) that the tile's 4
+// m64 blocks (taps) read windows of, instead of 4 boxes of 64 rows: 16 KB instead of 32 per stage.
+template <int BM, int BN>
+using k_halo_tile = tile<BM, BN, true>;
+
 // The halo pipeline's tile (halo_kernel.hpp, halo_plan.hpp): BM x BN like `tile`, with A in two halo
 // stages (one box per channel block that every filter tap reads a window of) and B alone in the
 // k-tile ring. The halo stages take what the ring can spare: 640 rows (80 KB) each with 64 columns
@@ -47,6 +55,7 @@ constexpr int halo_rows_for(int bn) { return bn <= 64 ? 640 : 448; }
 template <int BM_, int BN_, bool Resident = false>
 struct halo_tile {
   static constexpr bool resident = Resident;
+  static constexpr bool k_halo = false;
   static constexpr int BM = BM_, BN = BN_, BK = 64;
   static constexpr int consumers = 2;
   static constexpr int row_blocks = BM / 64 / consumers;
@@ -122,7 +131,8 @@ constexpr long long choose_splits(long long tiles, long long sms, long long k_ti
 // retires), L2 filled from DRAM in 256-byte pieces; split-K partials added by a tile's last split up
 // to 8 splits (one unit reads 8 x 128 KB from L2 in a few us), by a kernel of their own past that. An experiment may override any field without a
 // rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0,
-// TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1, TG_TMA_HALO=0|1, TG_TMA_SPLIT_COST=write,read
+// TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1, TG_TMA_HALO=0|1,
+// TG_TMA_K_HALO=0|1, TG_TMA_SPLIT_COST=write,read
 // (0,0: splits chosen by the fill of the waves alone, as before section 23).
 struct schedule {
   bool release_early = false;
@@ -130,6 +140,7 @@ struct schedule {
   bool transpose_narrow = true;  // backward weight with M <= 64 as C^T = B^T A^T where its tiles are mostly real
   bool step_boxes = true;        // MN-major tiles as boxes stepping along a filter tap (boxes.hpp) where that pads less
   bool halo = true;              // K-major A over filter taps as one halo box per channel block (halo_plan.hpp)
+  bool k_halo = true;            // backward weight's A over filter taps as one halo box per k-tile (k_halo_plan.hpp)
   split_costs split_cost;
   int l2_promotion_bytes = 256;
   bool force_tile = false;
@@ -144,6 +155,7 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_TRANSPOSE")) r.transpose_narrow = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_STEP_BOXES")) r.step_boxes = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_HALO")) r.halo = std::strcmp(t, "0") != 0;
+    if (const char* t = std::getenv("TG_TMA_K_HALO")) r.k_halo = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_SPLIT_COST")) {
       const char* comma = std::strchr(t, ',');
       r.split_cost = {std::atoi(t), comma ? std::atoi(comma + 1) : 0};

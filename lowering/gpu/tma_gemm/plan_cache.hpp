@@ -57,7 +57,7 @@ std::vector<decltype(std::declval<Batch>().views(0))> views_of(const Batch& batc
 
 // Plans every GEMM of the batch (its views vs) for BM x BN tiles, from the views alone; false with the
 // reason where one cannot take the pipeline.
-template <int BM, int BN, bool Transposed = false, bool Halo = false, class V>
+template <int BM, int BN, bool Transposed = false, halo_kind H = halo_kind::none, class V>
 batch_plan plan_views(const std::vector<V>& vs) {
   batch_plan r;
   auto fail = [&](std::string w) { r.ok = false, r.why = std::move(w); return r; };
@@ -65,7 +65,7 @@ batch_plan plan_views(const std::vector<V>& vs) {
   for (std::size_t t = 0; t < vs.size(); ++t) {
     const V& v = vs[t];
     if (v.m() == 0 || v.n() == 0) continue;  // no units
-    r.plans[t] = plan_class<BM, BN, Transposed, Halo>(v);
+    r.plans[t] = plan_class<BM, BN, Transposed, H>(v);
     if (!r.plans[t].ok) return fail(r.plans[t].why);
     // A transposed plan is worth it only where its tiles' rows (the view's N, in boxes: a filter tap's
     // channels are one box) are at least half real; M in a 128-row tile would be half padding anyway.
@@ -111,9 +111,9 @@ struct plan_cache_stats {
   long long hits = 0, misses = 0;
 };
 
-// plan_views through a per-(tile, transposed, halo, views type) cache of at most 256 batches (cleared when full: a
+// plan_views through a per-(tile, transposed, halo kind, views type) cache of at most 256 batches (cleared when full: a
 // program that cycles through more shapes than that plans again, as without the cache).
-template <int BM, int BN, bool Transposed = false, bool Halo = false, class V>
+template <int BM, int BN, bool Transposed = false, halo_kind H = halo_kind::none, class V>
 batch_plan plan_views_cached(const std::vector<V>& vs, plan_cache_stats* stats = nullptr) {
   static std::mutex m;
   static std::unordered_map<std::vector<long long>, batch_plan, detail::key_hash> cache;
@@ -127,7 +127,7 @@ batch_plan plan_views_cached(const std::vector<V>& vs, plan_cache_stats* stats =
       return it->second;
     }
   }
-  batch_plan p = plan_views<BM, BN, Transposed, Halo>(vs);
+  batch_plan p = plan_views<BM, BN, Transposed, H>(vs);
   std::lock_guard<std::mutex> lock(m);
   ++counts.misses;
   if (stats) *stats = counts;

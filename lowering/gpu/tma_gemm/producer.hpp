@@ -50,7 +50,7 @@ __device__ inline void produce(const args& a, const smem<E, P>& s) {
     corner(c.k, kb, ck);
     for (long long kt = kb; kt < ke; ++kt) {
       arch::mbarrier_wait(s.empty(r.stage), r.phase ^ 1);
-      arch::mbarrier_arrive_expect_tx(s.full(r.stage), P::stage_bytes);
+      arch::mbarrier_arrive_expect_tx(s.full(r.stage), a.stage_tx);
       int xa[rank], xb[rank];
       box_corner(c.a, w.g, cm, ck, xa);
       box_corner(c.b, w.g, cn, ck, xb);

@@ -108,6 +108,36 @@ std::vector<float> fetch_halo(const tg::tma_gemm::class_plan& p, const View& v, 
   return t;
 }
 
+int k_halo_plans = 0;   // plans checked whose A is one halo per k-tile
+
+// A k-halo plan's A tile, as the kernel's wgmma reads it (consumer.hpp's a_blocks): the halo box the TMA
+// brings for the k-tile; row r of the tile (block r / 64: a tap, channel r % 64) at k position k reads
+// halo row block_row + kk_row[k / 16] + (k % 16 / 8) sbo_rows + k % 8. Blocks past the filter are not
+// multiplied (the kernel reads block 0's window for them; their rows are never stored): zero here.
+template <int BM, class View>
+std::vector<float> fetch_k_halo(const tg::tma_gemm::class_plan& p, const View& v, index_t g, const int (&rows)[4], const int (&ks)[4]) {
+  const auto& h = p.k_halo;
+  EXPECT_EQ(p.a.box.elements(), h.rows * BK) << "the halo box is its rows of 64 channels";
+  EXPECT_EQ(p.a.boxes, 1);
+  int x[tg::boxes::max_rank] = {};
+  for (int a = 0; a < p.a.box.rank; ++a) {
+    x[a] = p.a.base[a] + p.a.step[0][0][a] * static_cast<int>(g);
+    for (int q = 0; q < 4; ++q) x[a] += p.a.step[1][q][a] * rows[q] + p.a.step[2][q][a] * ks[q];
+  }
+  std::vector<float> t(static_cast<std::size_t>(BM) * BK, 0.0f);
+  for (int b = 0; b < BM / 64; ++b) {
+    int dm[4];
+    if (!digits_at(p.m, rows, 64 * b, dm)) continue;
+    for (int k = 0; k < BK; ++k) {
+      const int row = h.block_row[b] + h.kk_row[k / 16] + (k % 16 / 8) * h.sbo_rows + k % 8;
+      EXPECT_GE(row, 0);
+      EXPECT_LT(row, h.rows);
+      for (int c = 0; c < 64; ++c) t[static_cast<std::size_t>(64 * b + c) * BK + k] = tma_element(p.a.box, v.data, x, row * BK + c);
+    }
+  }
+  return t;
+}
+
 // The view's merged k index of a plan's k digits (slot q holds the view's digit k_digit[q]).
 index_t merged_k(const tg::tma_gemm::class_plan& p, const int (&dk)[4]) {
   int len[4] = {1, 1, 1, 1}, val[4] = {};
@@ -123,6 +153,7 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   ASSERT_TRUE(p.ok) << p.why;
   stepped_plans += p.a.step_digit >= 0 || p.b.step_digit >= 0;
   halo_plans += p.halo.on;
+  k_halo_plans += p.k_halo.on;
   const index_t G = p.groups;
   long long checked = 0;
   for (index_t g = 0; g < G; ++g)
@@ -148,7 +179,9 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
         for (index_t kt = 0; kt < p.k.count; ++kt) {
           int ck[4];
           corner_of(p.k, kt, ck);
-          const auto ta = p.halo.on ? fetch_halo<BM>(p, v.a, g, cm, ck, static_cast<int>(kt % p.halo.taps)) : fetch(p.a, v.a, g, cm, ck, BM);
+          const auto ta = p.halo.on     ? fetch_halo<BM>(p, v.a, g, cm, ck, static_cast<int>(kt % p.halo.taps))
+                          : p.k_halo.on ? fetch_k_halo<BM>(p, v.a, g, cm, ck)
+                                        : fetch(p.a, v.a, g, cm, ck, BM);
           const auto tb = fetch(p.b, v.b, g, cn, ck, BN);
           for (int k = 0; k < BK; ++k) {
             int dk[4];
@@ -216,7 +249,7 @@ bool check_tiles(const Views& v, bool expect) {
   auto halo = [&](auto bn) {
     constexpr int BN = decltype(bn)::value;
     SCOPED_TRACE(::testing::Message() << "halo tile 256x" << BN);
-    const auto p = tg::tma_gemm::plan_class<256, BN, false, true>(v);
+    const auto p = tg::tma_gemm::plan_class<256, BN, false, tg::tma_gemm::halo_kind::rows>(v);
     if (p.ok) check_plan<256, BN>(v, p);
   };
   halo(std::integral_constant<int, 64>{});
@@ -229,6 +262,16 @@ bool check_tiles(const Views& v, bool expect) {
     EXPECT_TRUE(pt.transposed);
     check_plan<256, 64>(transposed_views<Views>(v), pt);
   }
+  // k-halo plans (launch.hpp tries them first for backward weight: both operands MN-major), transposed,
+  // wherever they exist.
+  auto k_halo = [&](auto bn) {
+    constexpr int BN = decltype(bn)::value;
+    SCOPED_TRACE(::testing::Message() << "k-halo tile 256x" << BN);
+    const auto p = tg::tma_gemm::plan_class<256, BN, true, tg::tma_gemm::halo_kind::k>(v);
+    if (p.ok) check_plan<256, BN>(transposed_views<Views>(v), p);
+  };
+  k_halo(std::integral_constant<int, 64>{});
+  k_halo(std::integral_constant<int, 128>{});
   return any;
 }
 
@@ -326,10 +369,11 @@ void check_random(tg::ops::conv_layout layout, index_t channel_unit, bool expect
 using L = tg::ops::conv_layout;
 TEST(TmaPlan, ChannelsLast1D) { check_random<1>(L::nhwgc, 64, true); }
 TEST(TmaPlan, ChannelsLast2D) {
-  const int before = stepped_plans, halos_before = halo_plans;
+  const int before = stepped_plans, halos_before = halo_plans, k_halos_before = k_halo_plans;
   check_random<2>(L::nhwgc, 64, true);
   EXPECT_GT(stepped_plans, before) << "no plan had boxes stepping along a filter tap: the random problems no longer test them";
   EXPECT_GT(halo_plans, halos_before) << "no plan had halos: the random problems no longer test them";
+  EXPECT_GT(k_halo_plans, k_halos_before) << "no plan had k-halos: the random problems no longer test them";
 }
 
 // A stride-1 convolution's forward and backward data (channels-last) get halo plans: a channel block's
@@ -347,7 +391,7 @@ TEST(TmaPlan, HaloOfAStride1Convolution) {
   std::vector<float> y(1), w(1), x(1);
   const auto data = tg::ops::make_col2im_batch(p.geometry<2>(), y.data(), w.data(), x.data(), yd, wd, xd);
   ASSERT_EQ(data.count(), 1);
-  const auto h = tg::tma_gemm::plan_class<256, 64, false, true>(data.views(0));
+  const auto h = tg::tma_gemm::plan_class<256, 64, false, tg::tma_gemm::halo_kind::rows>(data.views(0));
   ASSERT_TRUE(h.ok) << h.why;
   EXPECT_EQ(h.halo.taps, 9);
   EXPECT_EQ(h.k.count, 9);      // the 64 output channels: one block of 9 taps
@@ -358,12 +402,45 @@ TEST(TmaPlan, HaloOfAStride1Convolution) {
   const auto fv = tg::make_gemm_views(tg::make_view(x.data(), tg::im2col<2>(xd2, p.geometry<2>())),
                                       tg::make_view(w.data(), tg::group_dims(wd2, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<tg::seq_range<3, 5>, tg::seq<2>>{})),
                                       tg::make_view(y.data(), tg::group_dims(yd2, tg::seq<0>{}, tg::seq_cat<tg::seq<1>, tg::seq_range<3, 5>>{}, tg::seq<2>{})));
-  EXPECT_FALSE((tg::tma_gemm::plan_class<256, 64, false, true>(fv).ok)) << "stride 2: the taps' rows are not consecutive halo rows";
+  EXPECT_FALSE((tg::tma_gemm::plan_class<256, 64, false, tg::tma_gemm::halo_kind::rows>(fv).ok)) << "stride 2: the taps' rows are not consecutive halo rows";
 }
 TEST(TmaPlan, ChannelsLast3D) {
-  const int before = halo_plans;
+  const int before = halo_plans, k_before = k_halo_plans;
   check_random<3>(L::nhwgc, 64, true);
   EXPECT_GT(halo_plans, before) << "no 3-d plan had halos: the random problems no longer test them";
+  EXPECT_GT(k_halo_plans, k_before) << "no 3-d plan had k-halos: the random problems no longer test them";
+}
+
+// Backward weight of a stride-1 3x3 layer (channels-last) gets a k-halo plan: transposed, a tile's 4
+// m64 blocks are taps s = 0..3 of one filter row (3 real), a k-tile 4 x 16 output positions (the 16
+// wide output rows), and the halo 4 rows of 16 + 2 input positions (fewer than 8 x 8's 8 x 10) (checked element by element by check_problem's check_plan);
+// stride 2 gets none (a k16 step's positions are 2 input positions apart along any axis a tap moves).
+TEST(TmaPlan, KHaloOfBackwardWeight) {
+  tg::ops::conv_problem p;
+  p.ndim = 2, p.N = 2, p.K = 64, p.C = 72, p.filter[0] = p.filter[1] = 3, p.in[0] = 17, p.in[1] = 16;
+  p.pad_l[0] = p.pad_l[1] = 1, p.pad_r[0] = 0, p.pad_r[1] = 1;
+  std::mt19937 rng(7);
+  const int before = k_halo_plans;
+  check_problem<2>(p, rng, true);
+  EXPECT_GE(k_halo_plans, before + 2) << "backward weight takes k-halos (64 and 128 columns)";
+  auto weight_views = [&](const tg::ops::conv_problem& q, std::vector<float>& y, std::vector<float>& x, std::vector<float>& w) {
+    using spatial = tg::seq_range<3, 5>;
+    const auto xd = q.x_desc<2>(), yd = q.y_desc<2>(), wd = q.w_desc<2>();
+    return tg::make_gemm_views(tg::make_view(y.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq<2>{}, tg::seq_cat<tg::seq<1>, spatial>{})),
+                               tg::make_view(x.data(), tg::im2col_t<2>(xd, q.geometry<2>())),
+                               tg::make_view(w.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{})));
+  };
+  std::vector<float> y(1), x(1), w(1);
+  const auto h = tg::tma_gemm::plan_class<256, 64, true, tg::tma_gemm::halo_kind::k>(weight_views(p, y, x, w));
+  ASSERT_TRUE(h.ok) << h.why;
+  EXPECT_TRUE(h.transposed);
+  EXPECT_EQ(h.k_halo.rows, 4 * 18);
+  EXPECT_EQ(h.k_halo.sbo_rows, 8);  // a k16 step: 16 positions of one output row
+  EXPECT_EQ(h.k_halo.block_row[1] - h.k_halo.block_row[0], 1);  // the next tap along w: one row on
+  EXPECT_EQ(h.m.count, 3 * 2);  // 3 filter rows x 2 blocks of the 72 channels
+  p.stride[0] = p.stride[1] = 2;
+  EXPECT_FALSE((tg::tma_gemm::plan_class<256, 64, true, tg::tma_gemm::halo_kind::k>(weight_views(p, y, x, w)).ok))
+      << "stride 2: a k16 step's positions are not consecutive halo rows";
 }
 TEST(TmaPlan, GroupsFirst2D) { check_random<2>(L::gnhwc, 64, true); }
 // Odd channel counts and channels-first: whatever plans exist must be right (most are refused).
