@@ -209,11 +209,11 @@ constexpr bool k_halo_views() {
 }
 
 // Backward weight of a stride-1 convolution (both operands MN-major), planned as dW^T = im2col(x)^T dy
-// so that a tile's m64 blocks are filter taps: A as one halo per k-tile (k_halo_plan.hpp) on 256 x BN
+// so that a tile's m64 blocks are filter taps: A as one halo per k-tile (k_halo_plan.hpp) on 256x64
 // tiles, or why not.
-template <class E, int BN, class Batch, class V>
+template <class E, class Batch, class V>
 bool run_k_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
-  using P = k_halo_tile<256, BN>;
+  using P = k_halo_tile<256, 64>;
   class_plan plans[max_classes];
   int orient;
   if (!plan_batch<P, true, halo_kind::k>(vs, plans, orient, why)) return false;
@@ -270,10 +270,12 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     if (sched.halo && !sched.force_tile && pol.k_splits <= 1 && vs.size() == 1 && (orient == 0 || orient == 1) && max_m >= 256) {
       if (max_n <= 64 ? run_halo<E, 64>(be, batch, vs, ep, pol, why256) : run_halo<E, 128>(be, batch, vs, ep, pol, why256)) return why = why256, true;
     }
-    // Backward weight at stride 1: the taps of a tile share one halo of x per k-tile (transposed).
+    // Backward weight at stride 1 with at most 64 output channels: the taps of a tile share one halo of
+    // x per k-tile (transposed, 256x64 tiles). With more, 256x128 k-halo tiles measured up to 1.6x
+    // slower than the untransposed 256x128 boxes (performance.md section 24: a k-tile costs the same
+    // wgmma time either way, and the transposed tile's 4th tap of a 3x3 row is wasted): not built.
     if constexpr (k_halo_views<Batch>()) {
-      if (sched.k_halo && !sched.force_tile && orient == 3 && vs.size() == 1 &&
-          (max_m <= 64 ? run_k_halo<E, 64>(be, batch, vs, ep, pol, why256) : run_k_halo<E, 128>(be, batch, vs, ep, pol, why256)))
+      if (sched.k_halo && !sched.force_tile && orient == 3 && vs.size() == 1 && max_m <= 64 && run_k_halo<E>(be, batch, vs, ep, pol, why256))
         return why = why256, true;
     }
     // A single GEMM with both operands MN-major (backward weight) whose M fills at most a 64-column
