@@ -92,26 +92,6 @@ __device__ inline void tma_load(void* dst, const tensor_map* map, std::uint64_t*
 #endif
 }
 
-// Brings a box into L2 only (no shared memory, no barrier): issued k-tiles ahead of the box's load, so
-// that the load finds it in L2 instead of waiting on DRAM.
-__device__ inline void tma_prefetch_l2(const tensor_map* map, int rank, int c0, int c1, int c2, int c3, int c4) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const auto g = reinterpret_cast<std::uint64_t>(map);
-  switch (rank) {
-    case 1: asm volatile("cp.async.bulk.prefetch.tensor.1d.L2.global.tile [%0, {%1}];\n" ::"l"(g), "r"(c0) : "memory"); break;
-    case 2: asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(g), "r"(c0), "r"(c1) : "memory"); break;
-    case 3: asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n" ::"l"(g), "r"(c0), "r"(c1), "r"(c2) : "memory"); break;
-    case 4:
-      asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(g), "r"(c0), "r"(c1), "r"(c2), "r"(c3) : "memory");
-      break;
-    default:
-      asm volatile("cp.async.bulk.prefetch.tensor.5d.L2.global.tile [%0, {%1, %2, %3, %4, %5}];\n" ::"l"(g), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
-                   : "memory");
-      break;
-  }
-#endif
-}
-
 // Brings a tensor map into the cache ahead of its first use.
 __device__ inline void tma_prefetch_map(const tensor_map* map) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

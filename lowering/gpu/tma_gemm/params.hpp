@@ -46,7 +46,6 @@ struct args {
   halo_plan halo;                // the halo kernel's A (halo_kernel.hpp): taps, rows, where blocks and taps read
   k_halo_plan k_halo;            // a k-halo tile's A (a_blocks.hpp): rows, where blocks and k16 steps read
   std::uint32_t stage_tx = 0;    // bytes the TMA brings per stage (a k-halo's A: its rows, not the tile's)
-  int prefetch = 0;              // k-tiles ahead of its loads the producer prefetches boxes into L2 (0: none)
 };
 
 // A work unit: one (class, group, M tile, N tile, split): a tile's splits side by side (they finish

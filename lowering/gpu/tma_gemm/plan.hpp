@@ -11,7 +11,7 @@
 namespace tg::tma_gemm {
 // BM rows (the two consumer warpgroups take BM/2 each, in m64 blocks of wgmma), BN columns (wgmma n),
 // BK = 64 (one 128-byte swizzled row of 16-bit elements), as many stages as shared memory holds.
-constexpr int k_halo_rows = 96;  // the most rows of a k-halo (k_halo_tile below)
+constexpr int k_halo_rows = 128;  // the most rows of a k-halo (k_halo_tile below)
 template <int BM_, int BN_, bool KHalo = false>
 struct tile {
   static constexpr bool resident = false;  // B goes through the k-tile ring (halo_tile may keep it)
@@ -33,8 +33,7 @@ struct tile {
   static constexpr int epi_warp_bytes = 16 * BN * 2;           // a consumer warp's 16 rows of C (the epilogue's staging)
   static constexpr int epi_bytes = 4 * consumers * epi_warp_bytes;
   static constexpr int ring_room = smem_limit - 1024 - 256 - epi_bytes;
-  static constexpr int max_stages = KHalo ? 12 : 8;
-  static constexpr int stages = ring_room / stage_bytes > max_stages ? max_stages : ring_room / stage_bytes;
+  static constexpr int stages = ring_room / stage_bytes > 8 ? 8 : ring_room / stage_bytes;
   static constexpr int barrier_bytes = 2 * stages * 8 + 8;  // full/empty pairs, the split-K word
   static constexpr int smem_bytes = 1024 /* alignment slack */ + stages * stage_bytes + epi_bytes + barrier_bytes;
   static_assert(row_blocks >= 1 && stages >= 3, "tile shape");
@@ -133,7 +132,7 @@ constexpr long long choose_splits(long long tiles, long long sms, long long k_ti
 // to 8 splits (one unit reads 8 x 128 KB from L2 in a few us), by a kernel of their own past that. An experiment may override any field without a
 // rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0,
 // TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1, TG_TMA_HALO=0|1,
-// TG_TMA_K_HALO=0|1, TG_TMA_PREFETCH=k-tiles, TG_TMA_SPLIT_COST=write,read
+// TG_TMA_K_HALO=0|1, TG_TMA_SPLIT_COST=write,read
 // (0,0: splits chosen by the fill of the waves alone, as before section 23).
 struct schedule {
   bool release_early = false;
@@ -142,7 +141,6 @@ struct schedule {
   bool step_boxes = true;        // MN-major tiles as boxes stepping along a filter tap (boxes.hpp) where that pads less
   bool halo = true;              // K-major A over filter taps as one halo box per channel block (halo_plan.hpp)
   bool k_halo = true;            // backward weight's A over filter taps as one halo box per k-tile (k_halo_plan.hpp)
-  int prefetch = 0;              // k-tiles ahead of the loads that boxes are prefetched into L2 (0: none)
   split_costs split_cost;
   int l2_promotion_bytes = 256;
   bool force_tile = false;
@@ -158,7 +156,6 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_STEP_BOXES")) r.step_boxes = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_HALO")) r.halo = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_K_HALO")) r.k_halo = std::strcmp(t, "0") != 0;
-    if (const char* t = std::getenv("TG_TMA_PREFETCH")) r.prefetch = std::atoi(t);
     if (const char* t = std::getenv("TG_TMA_SPLIT_COST")) {
       const char* comma = std::strchr(t, ',');
       r.split_cost = {std::atoi(t), comma ? std::atoi(comma + 1) : 0};

@@ -36,16 +36,6 @@ __device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* ful
                      x[3] + i * o.box_step[3], x[4] + i * o.box_step[4]);
 }
 
-// An operand's boxes into L2 only (arch::tma_prefetch_l2).
-template <class P>
-__device__ inline void prefetch_operand(const operand& o, const int (&x)[rank]) {
-  constexpr int most = (P::BM > P::BN ? P::BM : P::BN) / boxes::swizzle_elems;
-  TG_UNROLL for (int i = 0; i < most; ++i)
-    if (i < o.boxes)
-      arch::tma_prefetch_l2(&o.map, o.rank, x[0] + i * o.box_step[0], x[1] + i * o.box_step[1], x[2] + i * o.box_step[2], x[3] + i * o.box_step[3],
-                            x[4] + i * o.box_step[4]);
-}
-
 template <class E, class P>
 __device__ inline void produce(const args& a, const smem<E, P>& s) {
   ring<P::stages> r;
@@ -54,22 +44,11 @@ __device__ inline void produce(const args& a, const smem<E, P>& s) {
     const gemm_class& c = *k.c;
     const unit& w = k.w;
     const long long kb = k.kb, ke = k.ke;
-    int cm[nd], cn[nd], ck[nd], ahead[nd];
+    int cm[nd], cn[nd], ck[nd];
     corner(c.m, w.tm, cm);
     corner(c.n, w.tn, cn);
     corner(c.k, kb, ck);
-    // L2 prefetches a.prefetch k-tiles ahead of the loads (0: none): a stage then waits on L2, not on
-    // the boxes' first touch of DRAM.
-    corner(c.k, kb + a.prefetch < ke ? kb + a.prefetch : ke, ahead);
     for (long long kt = kb; kt < ke; ++kt) {
-      if (a.prefetch > 0 && kt + a.prefetch < ke) {
-        int xa[rank], xb[rank];
-        box_corner(c.a, w.g, cm, ahead, xa);
-        box_corner(c.b, w.g, cn, ahead, xb);
-        prefetch_operand<P>(c.a, xa);
-        prefetch_operand<P>(c.b, xb);
-        next_k_tile(c.k, ahead);
-      }
       arch::mbarrier_wait(s.empty(r.stage), r.phase ^ 1);
       arch::mbarrier_arrive_expect_tx(s.full(r.stage), a.stage_tx);
       int xa[rank], xb[rank];
