@@ -108,9 +108,9 @@ constexpr long long split_estimate(long long tiles, long long sms, long long k_t
   return waves * (chunk + extra);
 }
 // The count: the fill of the waves' (split_k_chunks: the fewest that fill them to 90%, chunks of 4
-// k-tiles or more) unless its estimate is more than 15% over the best one's, and then the fewest whose
-// estimate is within 4% of the least; costs of zero (TG_TMA_SPLIT_COST=0,0, for A/B runs) keep the
-// fill's count. The estimate overrules the fill only by that margin: between
+// k-tiles or more, then the least estimate among the counts of as many waves) unless its estimate is
+// more than 15% over the best one's, and then the fewest whose estimate is within 4% of the least;
+// costs of zero (TG_TMA_SPLIT_COST=0,0, for A/B runs) keep the fill's count. The estimate overrules the fill only by that margin: between
 // counts it put within a few % of each other the GPU disagreed (section 23: 1x1 backward weight with
 // 119 and 126 splits, estimated 5% apart the other way, measured 16% apart).
 constexpr long long choose_splits(long long tiles, long long sms, long long k_tiles, int fused_max, split_costs c = {}) {
@@ -123,7 +123,15 @@ constexpr long long choose_splits(long long tiles, long long sms, long long k_ti
   for (long long s = 2; s <= most && tiles * s <= 16 * sms; ++s) least = est(s) < least ? est(s) : least;
   long long best = 1;
   while (100 * est(best) > 104 * least) ++best;
-  return 100 * est(by_fill) > 115 * est(best) ? best : by_fill;
+  if (100 * est(by_fill) > 115 * est(best)) return best;
+  // The fill's count may leave multiprocessors of its last wave idle (3 tiles x 40 splits on 132): more
+  // splits in the same waves shorten every chunk, so the least estimate among those counts (section 24:
+  // 3 tiles x 44 splits 8-9% faster than x 40, one tile x 132 2% faster than x 119).
+  long long pick = by_fill;
+  const long long waves = (tiles * by_fill + sms - 1) / sms;
+  for (long long s = by_fill + 1; s <= most && (tiles * s + sms - 1) / sms == waves; ++s)
+    if (est(s) < est(pick)) pick = s;
+  return pick;
 }
 
 // The run-time fields of the schedule, with sm_90's values (measured: performance.md section 15, run
