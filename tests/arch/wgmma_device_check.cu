@@ -61,61 +61,36 @@ __global__ void wgmma_kernel(const std::uint16_t* a, const std::uint16_t* b, con
     }
 }
 
-// The halo kernel's reads (lowering/gpu/tma_gemm/halo_kernel.hpp): a K-major A of HP 128-byte rows
-// (64 elements each) staged whole in the 128-byte-swizzled layout, and a tap's m64 block read in place:
-// its 8-row groups start at row p0 + g * pitch, which is not where the swizzle pattern starts (the
-// descriptor's base offset stays 0: the swizzle is of the address bits). D = window(A) * B, B K-major.
+// The halos' reads in place: A's HP 128-byte rows (64 elements each) staged whole in the 128-byte-
+// swizzled layout, and an m64 x k64 window of it multiplied, its 8-row groups at row p0 + g * pitch,
+// which is not where the swizzle pattern starts (the descriptor's base offset stays 0: the swizzle is
+// of the address bits). K-major A (lowering/gpu/tma_gemm/halo_kernel.hpp, a tap's m64 block): the rows
+// are the window's m, groups pitch rows apart, B K-major. MN-major A (tma_gemm/a_blocks.hpp, a k-halo):
+// the rows are k positions of 64 m each, k16 step kk's two groups of 8 at p0 + 2 kk pitch and pitch on
+// (the SBO), B MN-major. D = window(A) * B.
 constexpr int HP = 8 + 7 * 24 + 2 * 24 + 8;  // rows for taps up to 2 pitches + 2 at the widest pitch
-__global__ void wgmma_halo_kernel(const std::uint16_t* a, const std::uint16_t* b, float* d, int pitch, int p0) {
+template <bool MnA>
+__global__ void wgmma_window_kernel(const std::uint16_t* a, const std::uint16_t* b, float* d, int pitch, int p0) {
   __shared__ __align__(1024) std::uint16_t as[HP * 64];
   __shared__ __align__(1024) std::uint16_t bs[64 * 64];
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const auto a_rk = gg::smem_tile_desc<HP, 64, tg::half_t>();
-  const auto b_nk = gg::smem_tile_desc<64, 64, tg::half_t>();
-  for (int e = tid; e < HP * 64; e += 128) as[a_rk.offset({{e / 64, e % 64}})] = a[e];
-  for (int e = tid; e < 64 * 64; e += 128) bs[b_nk.offset({{e % 64, e / 64}})] = b[e];  // b: [k][n]
-  float acc[8][4] = {};
-#if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
-  ta::fence_proxy_async_shared();
-  __syncthreads();
-  const auto a_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(as)) + 128u * static_cast<std::uint32_t>(p0);
-  const auto b_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(bs));
-  ta::wgmma_fence();
-  for (int k0 = 0; k0 < 64; k0 += 16)
-    ta::wgmma_m64k16<64, false, 0, 0>(acc, ta::smem_matrix_desc(a_addr, 16, 128u * static_cast<std::uint32_t>(pitch), ta::smem_swizzle::b128) + k0 / 8,
-                                      gg::wgmma_operand<64, 64, tg::half_t, false>(b_addr, 0, k0));
-  ta::wgmma_commit();
-  ta::wgmma_wait<0>();
-  ta::wgmma_pin(acc);
-#endif
-  for (int j = 0; j < 8; ++j)
-    for (int e = 0; e < 4; ++e) {
-      const ta::frag_coord x = ta::mma_m16n8k16_f16::c_coord(lane, e);
-      d[(warp * 16 + x.row) * 64 + 8 * j + x.col] = acc[j][e];
-    }
-}
-
-// The k-halo's reads (lowering/gpu/tma_gemm/a_blocks.hpp): an MN-major A whose HP 128-byte rows are k
-// positions (64 M values each), staged whole in the swizzled layout; k16 step kk's 16 positions read in
-// place at rows p0 + 2 kk pitch + (j / 8) pitch + j % 8 (two groups of 8, pitch rows apart: the SBO),
-// starting mid-pattern. D = window(A) * B, B MN-major.
-__global__ void wgmma_k_halo_kernel(const std::uint16_t* a, const std::uint16_t* b, float* d, int pitch, int p0) {
-  __shared__ __align__(1024) std::uint16_t as[HP * 64];
-  __shared__ __align__(1024) std::uint16_t bs[64 * 64];
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const auto a_km = gg::smem_tile_desc<HP, 64, tg::half_t>();
-  const auto b_kn = gg::smem_tile_desc<64, 64, tg::half_t>();
-  for (int e = tid; e < HP * 64; e += 128) as[a_km.offset({{e / 64, e % 64}})] = a[e];  // a: [position][m]
-  for (int e = tid; e < 64 * 64; e += 128) bs[b_kn.offset({{e / 64, e % 64}})] = b[e];  // b: [k][n]
+  const auto a_rows = gg::smem_tile_desc<HP, 64, tg::half_t>();
+  const auto b_64 = gg::smem_tile_desc<64, 64, tg::half_t>();
+  for (int e = tid; e < HP * 64; e += 128) as[a_rows.offset({{e / 64, e % 64}})] = a[e];
+  for (int e = tid; e < 64 * 64; e += 128) bs[MnA ? b_64.offset({{e / 64, e % 64}}) : b_64.offset({{e % 64, e / 64}})] = b[e];  // b: [k][n]
   float acc[8][4] = {};
 #if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
   ta::fence_proxy_async_shared();
   __syncthreads();
   const auto a_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(as)), b_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(bs));
+  const auto row = [&](int r) { return a_addr + 128u * static_cast<std::uint32_t>(r); };
+  const std::uint32_t sbo = 128u * static_cast<std::uint32_t>(pitch);
   ta::wgmma_fence();
-  for (int kk = 0; kk < 4; ++kk)
-    ta::wgmma_m64k16<64, false, 1, 1>(acc, ta::smem_matrix_desc(a_addr + 128u * static_cast<std::uint32_t>(p0 + 2 * kk * pitch), 8192, 128u * static_cast<std::uint32_t>(pitch), ta::smem_swizzle::b128),
-                                      gg::wgmma_operand<64, 64, tg::half_t, true>(b_addr, 0, 16 * kk));
+  for (int kk = 0; kk < 4; ++kk) {
+    const std::uint64_t da = MnA ? ta::smem_matrix_desc(row(p0 + 2 * kk * pitch), 8192, sbo, ta::smem_swizzle::b128)
+                                 : ta::smem_matrix_desc(row(p0), 16, sbo, ta::smem_swizzle::b128) + 2 * kk;
+    ta::wgmma_m64k16<64, false, MnA, MnA>(acc, da, gg::wgmma_operand<64, 64, tg::half_t, MnA>(b_addr, 0, 16 * kk));
+  }
   ta::wgmma_commit();
   ta::wgmma_wait<0>();
   ta::wgmma_pin(acc);
@@ -128,39 +103,26 @@ __global__ void wgmma_k_halo_kernel(const std::uint16_t* a, const std::uint16_t*
 }
 
 namespace {
-bool check_k_halo(int pitch, int p0, unsigned seed) {
+template <bool MnA>
+bool check_window(int pitch, int p0, unsigned seed) {
   const auto a = ta::check::exact_values(HP * 64, seed), b = ta::check::exact_values(64 * 64, seed + 1);
   std::vector<std::uint16_t> a16(a.size()), b16(b.size());
   for (std::size_t i = 0; i < a.size(); ++i) a16[i] = ta::check::f16_bits(a[i]);
   for (std::size_t i = 0; i < b.size(); ++i) b16[i] = ta::check::f16_bits(b[i]);
-  std::vector<float> window(64 * 64), zero(64 * 64, 0.0f);  // A [m][k]: position k is halo row p0 + (k / 8) pitch + k % 8
+  // The window [m][k]: its row i (m for K-major A, k for MN-major) is halo row p0 + (i / 8) pitch + i % 8.
+  std::vector<float> window(64 * 64), zero(64 * 64, 0.0f);
   for (int m = 0; m < 64; ++m)
-    for (int k = 0; k < 64; ++k) window[m * 64 + k] = a[static_cast<std::size_t>((p0 + (k / 8) * pitch + k % 8) * 64 + m)];
+    for (int k = 0; k < 64; ++k) {
+      const int i = MnA ? k : m, col = MnA ? m : k;
+      window[m * 64 + k] = a[static_cast<std::size_t>((p0 + (i / 8) * pitch + i % 8) * 64 + col)];
+    }
   ta::device_buffer<std::uint16_t> da(a16), db(b16);
   ta::device_buffer<float> dd(64 * 64);
   dd.fill_bytes(0xff);
-  TG_LAUNCH(wgmma_k_halo_kernel, dim3(1), dim3(128), 0, nullptr, da.data(), db.data(), dd.data(), pitch, p0);
+  TG_LAUNCH(wgmma_window_kernel<MnA>, dim3(1), dim3(128), 0, nullptr, da.data(), db.data(), dd.data(), pitch, p0);
   ta::synchronize();
   char name[96];
-  std::snprintf(name, sizeof name, "wgmma MN-major A window of a k-halo: groups %d rows apart, first row %d", pitch, p0);
-  return ta::check::report(name, dd.download(), ta::check::reference(window, b, zero, 64, 64, 64));
-}
-
-bool check_halo(int pitch, int p0, unsigned seed) {
-  const auto a = ta::check::exact_values(HP * 64, seed), b = ta::check::exact_values(64 * 64, seed + 1);
-  std::vector<std::uint16_t> a16(a.size()), b16(b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) a16[i] = ta::check::f16_bits(a[i]);
-  for (std::size_t i = 0; i < b.size(); ++i) b16[i] = ta::check::f16_bits(b[i]);
-  std::vector<float> window(64 * 64), zero(64 * 64, 0.0f);  // the tap's A: row i is halo row p0 + (i / 8) pitch + i % 8
-  for (int i = 0; i < 64; ++i)
-    for (int k = 0; k < 64; ++k) window[i * 64 + k] = a[static_cast<std::size_t>((p0 + (i / 8) * pitch + i % 8) * 64 + k)];
-  ta::device_buffer<std::uint16_t> da(a16), db(b16);
-  ta::device_buffer<float> dd(64 * 64);
-  dd.fill_bytes(0xff);
-  TG_LAUNCH(wgmma_halo_kernel, dim3(1), dim3(128), 0, nullptr, da.data(), db.data(), dd.data(), pitch, p0);
-  ta::synchronize();
-  char name[96];
-  std::snprintf(name, sizeof name, "wgmma A window of a halo: groups %d rows apart, first row %d", pitch, p0);
+  std::snprintf(name, sizeof name, "wgmma %s A window of a halo: groups %d rows apart, first row %d", MnA ? "MN-major" : "K-major", pitch, p0);
   return ta::check::report(name, dd.download(), ta::check::reference(window, b, zero, 64, 64, 64));
 }
 
@@ -200,9 +162,9 @@ int main() {
   ok = check<64, false, true, false>(6) && ok;
   ok = check<128, true, false, true>(7) && ok;
   for (int pitch : {10, 24})  // a 3x3 tap's window in an 8-wide tile's halo (10) and a 3-d one's (24 = 8 + 16)
-    for (int p0 : {0, 1, 2, pitch, pitch + 1, 2 * pitch + 2}) ok = check_halo(pitch, p0, 8 + static_cast<unsigned>(p0)) && ok;
+    for (int p0 : {0, 1, 2, pitch, pitch + 1, 2 * pitch + 2}) ok = check_window<false>(pitch, p0, 8 + static_cast<unsigned>(p0)) && ok;
   for (int pitch : {8, 10, 18})  // a k-halo's k-tile rows: 8 wide with no reach, 8 + 2, 16 + 2
-    for (int p0 : {0, 1, 3, pitch + 2}) ok = check_k_halo(pitch, p0, 40 + static_cast<unsigned>(p0)) && ok;
+    for (int p0 : {0, 1, 3, pitch + 2}) ok = check_window<true>(pitch, p0, 40 + static_cast<unsigned>(p0)) && ok;
   std::printf(ok ? "ALL PASS\n" : "SOME FAILED\n");
   return ok ? 0 : 1;
 }

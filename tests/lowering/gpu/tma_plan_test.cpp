@@ -411,10 +411,11 @@ TEST(TmaPlan, ChannelsLast3D) {
   EXPECT_GT(k_halo_plans, k_before) << "no 3-d plan had k-halos: the random problems no longer test them";
 }
 
-// Backward weight of a stride-1 3x3 layer (channels-last) gets a k-halo plan: transposed, a tile's 4
-// m64 blocks are taps s = 0..3 of one filter row (3 real), a k-tile 4 x 16 output positions (the 16
-// wide output rows), and the halo 4 rows of 16 + 2 input positions (fewer than 8 x 8's 8 x 10) (checked element by element by check_problem's check_plan);
-// stride 2 gets none (a k16 step's positions are 2 input positions apart along any axis a tap moves).
+// Backward weight of a stride-1 3x3 layer (channels-last) gets a k-halo plan (checked element by element
+// by check_problem's check_plan): transposed, a tile's 4 m64 blocks are taps s = 0..3 of one filter row
+// (3 real), a k-tile 4 x 16 output positions (the 16-wide output rows), the halo 4 rows of 16 + 2 input
+// positions (fewer than an 8 x 8 k-tile's 8 x 10). Stride 2 gets none: a k16 step's positions are 2
+// input positions apart along any axis a tap moves.
 TEST(TmaPlan, KHaloOfBackwardWeight) {
   tg::ops::conv_problem p;
   p.ndim = 2, p.N = 2, p.K = 64, p.C = 72, p.filter[0] = p.filter[1] = 3, p.in[0] = 17, p.in[1] = 16;
