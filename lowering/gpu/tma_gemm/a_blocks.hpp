@@ -1,5 +1,5 @@
 // Where a consumer warpgroup's m64 blocks of A lie in a stage: the wgmma descriptor of block b at k16
-// step kk, and whether the block is multiplied at all. Boxes (the usual tile): block b is a swizzled
+// step kk. Boxes (the usual tile): block b is a swizzled
 // 64 x BK tile of its own, 8 KB after the previous one. A k-halo (k_halo_plan.hpp): block b is its
 // filter tap's window of the stage's one halo box: step kk's 16 positions start at the halo row
 // block_row[b] + kk_row[kk], their two groups of 8 sbo_rows apart. A block whose tap lies past the
