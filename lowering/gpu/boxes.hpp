@@ -167,6 +167,20 @@ struct operand_boxes {
   int n_order = 0, order[max_digits] = {};  // spanned digits of the non-contiguous side, smem-fastest first
 };
 
+// The start of every operand's box: the view's tensor (rank, origin, lengths, strides), one 128-byte
+// row of the contiguous axis and one element of each other axis, traversed one by one, its corner at
+// the view's coordinates of all digits 0. boxes_of and the halos widen it.
+inline void start_box(const view_axes& ax, operand_boxes& o) {
+  o.box.rank = ax.tensor.rank;
+  o.box.base = ax.tensor.base;
+  for (int a = 0; a < o.box.rank; ++a) {
+    o.box.length[a] = ax.tensor.length[a], o.box.stride[a] = ax.tensor.stride[a];
+    o.box.box[a] = 1, o.box.elem_stride[a] = 1;
+    o.base[a] = ax.base[a];
+  }
+  o.box.box[0] = swizzle_elems;
+}
+
 // ext_rows / ext_k: extents over the operand's row (top dimension 1) and k (2) digits; rows: the
 // operand's tile rows (BM or BN); k tiles are swizzle_elems deep.
 inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const extents& ext_rows, const extents& ext_k, int rows) {
@@ -192,14 +206,7 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
   } else if (ext[inner_dim]->e[inner_p] != swizzle_elems * r.boxes) {
     return fail("the tile does not span 128 bytes of the contiguous digit");
   }
-  r.box.rank = ax.tensor.rank;
-  r.box.base = ax.tensor.base;
-  for (int a = 0; a < r.box.rank; ++a) {
-    r.box.length[a] = ax.tensor.length[a], r.box.stride[a] = ax.tensor.stride[a];
-    r.box.box[a] = 1, r.box.elem_stride[a] = 1;
-    r.base[a] = ax.base[a];
-  }
-  r.box.box[0] = swizzle_elems;
+  start_box(ax, r);
   bool used[max_rank] = {true};
   for (int dim = 0; dim < 3; ++dim)
     for (int p = 0; p < d.count[dim]; ++p) {

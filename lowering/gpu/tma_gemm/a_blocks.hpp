@@ -1,6 +1,6 @@
 // Where a consumer warpgroup's m64 blocks of A lie in a stage: the wgmma descriptor of block b at k16
-// step kk. Boxes (the usual tile): block b is a swizzled
-// 64 x BK tile of its own, 8 KB after the previous one. A k-halo (k_halo_plan.hpp): block b is its
+// step kk. Boxes (the usual tile): block b is a swizzled 64 x BK tile of its own, 8 KB after the
+// previous one. A k-halo (k_halo_plan.hpp): block b is its
 // filter tap's window of the stage's one halo box: step kk's 16 positions start at the halo row
 // block_row[b] + kk_row[kk], their two groups of 8 sbo_rows apart. A block whose tap lies past the
 // filter (the 4th of a 4-tap tile of a 3-tap row) reads the tile's first block's window instead: its
@@ -36,8 +36,8 @@ struct a_halo_blocks {
     corner(c.m, w.tm, cm);
     TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) {
       const int tb = wg * P::row_blocks + b;  // the block's index in the tile: its first row is 64 tb
-      bool in = true;
-      TG_UNROLL for (int p = 0; p < nd; ++p) in = in && cm[p] + (((64 * tb) >> c.m.shift[p]) & (c.m.ext[p] - 1)) < c.m.len[p];
+      long long unused;
+      const bool in = local_digits(c.m, cm, 64 * tb, c.c_m, unused);  // its tap inside the filter
       block[b] = 8u * static_cast<std::uint32_t>(a.k_halo.block_row[in ? tb : 0]);
     }
     TG_UNROLL for (int kk = 0; kk < P::BK / 16; ++kk) step[kk] = 8u * static_cast<std::uint32_t>(a.k_halo.kk_row[kk]);

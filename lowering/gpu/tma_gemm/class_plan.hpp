@@ -158,28 +158,28 @@ class_plan plan_k_halo(class_plan r, const boxes::view_digits& da, const boxes::
   const view_axes xa = axes_of(da), xb = axes_of(db);
   bool found = false;
   double least = 0;
-  extents em, ek;
+  extents em, ek, en;
+  k_halo_boxes h;  // the best (em, ek)'s halo; r.b its B
   std::string why = "no tile of taps and k-tile of positions is a halo of A";
   each_extents(da.count[1], BM, [&](const extents& m) {
     if (m.e[pa] != swizzle_elems) return;
     each_extents(da.count[2], swizzle_elems, [&](const extents& k) {
       for (int p = 0; p < da.count[2]; ++p)  // a k-tile past K must read zero on one side at least
         if (da.length[2][p] % k.e[p] != 0 && !xa.exact[2][p] && !xb.exact[2][p]) return;
-      const k_halo_boxes h = k_halo_of(xa, da, m, k, BM, k_halo_rows);
-      if (!h.ok) return void(why = h.why);
-      const operand_boxes b = boxes_of(xb, db, mn_rows(xb, db, pb, k, BN), k, BN);
-      bool same = b.ok && b.n_order == h.a.n_order;  // both tiles are [k][rows]: their k rows in one order
-      for (int i = 0; same && i < b.n_order; ++i) same = b.order[i] == h.a.order[i];
+      k_halo_boxes ha = k_halo_of(xa, da, m, k, BM, k_halo_rows);
+      if (!ha.ok) return void(why = ha.why);
+      const extents n = mn_rows(xb, db, pb, k, BN);
+      const operand_boxes b = boxes_of(xb, db, n, k, BN);
+      bool same = b.ok && b.n_order == ha.a.n_order;  // both tiles are [k][rows]: their k rows in one order
+      for (int i = 0; same && i < b.n_order; ++i) same = b.order[i] == ha.a.order[i];
       if (!same) return;
-      const double cost = cover_of(da.length[1], da.count[1], m) * cover_of(da.length[2], da.count[2], k) * (h.h.rows + BN);
-      if (!found || cost < least - 1e-9) found = true, least = cost, em = m, ek = k;
+      const double cost = cover_of(da.length[1], da.count[1], m) * cover_of(da.length[2], da.count[2], k) * (ha.h.rows + BN);
+      if (found && cost >= least - 1e-9) return;
+      found = true, least = cost, em = m, ek = k, en = n, h = std::move(ha), r.b = b;
     });
   });
   if (!found) return fail(why);
-  const k_halo_boxes h = k_halo_of(xa, da, em, ek, BM, k_halo_rows);
   r.a = h.a, r.k_halo = h.h;
-  const extents en = mn_rows(xb, db, pb, ek, BN);
-  r.b = boxes_of(xb, db, en, ek, BN);
   const int inner_b[2] = {pb, r.b.step_digit};
   if (!fill_digits(da, 1, em, h.row_order, h.n_row_order, r.m, why) ||
       !fill_digits(db, 1, en, inner_b, r.b.step_digit >= 0 ? 2 : 1, r.n, why) || !fill_digits(da, 2, ek, h.a.order, h.a.n_order, r.k, why))

@@ -12,19 +12,6 @@
 #include "lowering/gpu/tma_gemm/smem.hpp"
 
 namespace tg::tma_gemm {
-// Local index i of a tile of `d`'s digits: its part of C's offset (coefs c), false past the
-// dimension's edge.
-__device__ inline bool local_digits(const digits& d, const int (&corner)[nd], int i, const long long (&c)[nd], long long& off) {
-  bool ok = true;
-  off = 0;
-  TG_UNROLL for (int p = 0; p < nd; ++p) {
-    const int v = corner[p] + ((i >> d.shift[p]) & (d.ext[p] - 1));
-    ok = ok && v < d.len[p];
-    off += c[p] * v;
-  }
-  return ok;
-}
-
 template <class E>
 __device__ inline void store_pair(E* p, float x, float y, bool both) {
   if (both) {

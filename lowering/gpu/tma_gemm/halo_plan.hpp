@@ -62,14 +62,9 @@ inline halo_boxes halo_of(const boxes::view_axes& x, const boxes::view_digits& d
   if (!x.ok) return fail(x.why);
   if (d.count[2] < 1 || x.axis[2][0] != 0 || x.coef[2][0] != 1) return fail("the channels are not the first k digit along the contiguous axis");
   operand_boxes& o = r.a;
-  o.box.rank = x.tensor.rank;
-  o.box.base = x.tensor.base;
+  start_box(x, o);
   int lo[max_rank] = {}, hi[max_rank] = {};  // each axis's reach from the corner: rows (hi), taps (lo..hi)
   bool by_row[max_rank] = {};
-  for (int a = 0; a < o.box.rank; ++a) {
-    o.box.length[a] = x.tensor.length[a], o.box.stride[a] = x.tensor.stride[a], o.box.elem_stride[a] = 1;
-    o.base[a] = x.base[a];
-  }
   for (int dim = 0; dim < 3; ++dim)
     for (int p = 0; p < d.count[dim]; ++p)
       if (x.axis[dim][p] >= 0 && !(dim == 2 && p > 0)) o.step[dim][p][x.axis[dim][p]] = x.coef[dim][p];  // taps do not move the halo
@@ -95,7 +90,6 @@ inline halo_boxes halo_of(const boxes::view_axes& x, const boxes::view_digits& d
   }
   int stride_rows[max_rank] = {};  // halo rows per unit of each axis past the channels
   int n_rows = 1;
-  o.box.box[0] = swizzle_elems;
   for (int a = 1; a < o.box.rank; ++a) {
     o.box.box[a] = hi[a] - lo[a] + 1;
     if (o.box.box[a] > 256) return fail("a halo box over 256 elements");

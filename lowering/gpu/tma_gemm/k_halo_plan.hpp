@@ -55,14 +55,9 @@ inline k_halo_boxes k_halo_of(const boxes::view_axes& x, const boxes::view_digit
   if (inner < 0 || em.e[inner] != swizzle_elems) return fail("a tile row block is not 64 of the contiguous row digit");
   operand_boxes& o = r.a;
   o.mn_major = true;
-  o.box.rank = x.tensor.rank;
-  o.box.base = x.tensor.base;
+  start_box(x, o);
   int lo[max_rank] = {}, hi[max_rank] = {}, es[max_rank] = {};  // each axis's reach from the corner, traversal step
   bool by_k[max_rank] = {};
-  for (int a = 0; a < o.box.rank; ++a) {
-    o.box.length[a] = x.tensor.length[a], o.box.stride[a] = x.tensor.stride[a];
-    o.base[a] = x.base[a];
-  }
   for (int dim = 0; dim < 3; ++dim)
     for (int p = 0; p < d.count[dim]; ++p)
       if (x.axis[dim][p] >= 0) o.step[dim][p][x.axis[dim][p]] = x.coef[dim][p];
@@ -93,7 +88,6 @@ inline k_halo_boxes k_halo_of(const boxes::view_axes& x, const boxes::view_digit
   if (r.n_row_order == 1) return fail("no taps to share a halo");
   int stride_rows[max_rank] = {};  // halo rows per traversal step of each axis past the channels
   int n_rows = 1;
-  o.box.box[0] = swizzle_elems, o.box.elem_stride[0] = 1;
   for (int a = 1; a < o.box.rank; ++a) {
     if (es[a] == 0) es[a] = 1;
     if (es[a] > 8) return fail("a traversal step over 8");

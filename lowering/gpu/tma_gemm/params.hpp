@@ -93,6 +93,19 @@ TG_HD inline void corner(const digits& d, long long t, int (&out)[nd]) {
   }
 }
 
+// Local index i of a tile of `d`'s digits (corner: the tile's): its part of an offset with coefs c,
+// false past the dimension's edge.
+TG_HD inline bool local_digits(const digits& d, const int (&corner)[nd], int i, const long long (&c)[nd], long long& off) {
+  bool ok = true;
+  off = 0;
+  TG_UNROLL for (int p = 0; p < nd; ++p) {
+    const int v = corner[p] + ((i >> d.shift[p]) & (d.ext[p] - 1));
+    ok = ok && v < d.len[p];
+    off += c[p] * v;
+  }
+  return ok;
+}
+
 // The k-tiles [begin, end) of a unit's split.
 TG_HD inline void k_range(const args& a, const gemm_class& k, long long split, long long& begin, long long& end) {
   begin = split * a.k_chunk;
