@@ -20,18 +20,28 @@ index_t stride_of(const Desc& d, int dim) {
 template <class Desc>
 bool feature_is_strided(const Desc& d, int feature_dim) { return d.length(feature_dim) > 1 && stride_of(d, feature_dim) != 1; }
 
-// The packed tensor of d's lengths with the feature dimension innermost and the others in d's memory
-// order (NCHW -> NHWC, NCDHW -> NDHWC, G K C YX -> G K YX C).
+// The packed tensor of d's lengths with the feature dimension innermost, the group dimension (if any,
+// -1: none) next to it, and the others in d's memory order (NCHW -> NHWC, N G C HW -> N HW G C, so that
+// narrow groups can be packed: lowering/group_packing.hpp; G K C YX -> G K YX C).
 template <class Desc>
-Desc feature_last(const Desc& d, int feature_dim) {
+Desc feature_last(const Desc& d, int feature_dim, int group_dim = -1) {
   constexpr int R = Desc::rank;
   const array<int, R> was = memory_order(d);
   array<int, R> order{};
   int k = 0;
   for (int p = 0; p < R; ++p)
-    if (was[p] != feature_dim) order[k++] = was[p];
+    if (was[p] != feature_dim && was[p] != group_dim) order[k++] = was[p];
+  if (group_dim >= 0 && group_dim != feature_dim) order[k++] = group_dim;
   order[R - 1] = feature_dim;
   return make_ordered_descriptor(d.lengths(), order);
+}
+
+// The copy's descriptor for a GEMM batch's tensor (gemm_tensor): its contiguous dimension innermost,
+// an activation's groups next to its channels.
+template <class Tensor>
+auto feature_last_of(const Tensor& t) {
+  const int inner = t.contiguous_dim();
+  return feature_last(t.desc, inner, inner == t.feature_dim && !t.is_weight() ? t.group_dim : -1);
 }
 
 // d as a rank-6 plain descriptor (length-1 dimensions appended), the relayout pipeline's form.

@@ -14,10 +14,14 @@ struct gemm_tensor {
   int feature_dim;  // the dimension the GEMM wants contiguous (a convolution's channels per group)
   bool written;
   int group_dim;    // the groups' dimension (-1: none): wanted contiguous where feature_dim has one element
+  int rows_dim = -1;  // a grouped weight's other per-group dimension (-1: not a weight): packed groups
+                      // make it block-diagonal over rows_dim x feature_dim (lowering/group_packing.hpp)
   TG_FN const T* in() const { return data; }  // a read tensor, as the views take it
-  // The dimension a feature-last copy puts innermost: the features, or the groups where each group has
-  // one feature (a depthwise convolution's channels are its groups).
-  int contiguous_dim() const { return group_dim >= 0 && desc.length(feature_dim) == 1 ? group_dim : feature_dim; }
+  bool is_weight() const { return rows_dim >= 0; }
+  // The dimension a feature-last copy puts innermost: the features, or an activation's groups where
+  // each group has one feature (a depthwise convolution's channels are its groups). Weights keep
+  // their features innermost.
+  int contiguous_dim() const { return !is_weight() && group_dim >= 0 && desc.length(feature_dim) == 1 ? group_dim : feature_dim; }
 };
 // A tensor the GEMM reads (the pointer's constness is restored by the rule that views it).
 template <class T, class Desc>
@@ -26,6 +30,15 @@ gemm_tensor<T, Desc> read_tensor(const T* data, const Desc& d, int feature_dim, 
 }
 template <class T, class Desc>
 gemm_tensor<T, Desc> written_tensor(T* data, const Desc& d, int feature_dim, int group_dim = -1) { return {data, d, feature_dim, true, group_dim}; }
+// A grouped weight [groups, rows, features, ...] at the dimensions named, read or written.
+template <class T, class Desc>
+gemm_tensor<T, Desc> read_weight(const T* data, const Desc& d, int feature_dim, int group_dim, int rows_dim) {
+  return {const_cast<T*>(data), d, feature_dim, false, group_dim, rows_dim};
+}
+template <class T, class Desc>
+gemm_tensor<T, Desc> written_weight(T* data, const Desc& d, int feature_dim, int group_dim, int rows_dim) {
+  return {data, d, feature_dim, true, group_dim, rows_dim};
+}
 
 // Rule: count(), views(tensors, t) and `static constexpr bool one_gemm` (a single GEMM, not a batch).
 template <class Rule, class T, class Desc, int N>

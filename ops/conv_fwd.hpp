@@ -12,7 +12,8 @@ namespace tg::ops {
 // --8<-- [start:op]
 // Per group, y[G, (N, out...), K] = im2col(x)[G, (N, out...), (taps..., C)] * w[G, K, (taps..., C)].
 // The GEMM's views of the tensors x, w, y (channels, dimension 2 of each, contiguous for the GEMM;
-// an activation's groups, dimension 0, where a group has one channel).
+// an activation's groups, dimension 0, where a group has one channel; the weight's groups and rows,
+// dimensions 0 and 1, so that the lowering may pack narrow groups into block-diagonal ones).
 template <int ND>
 struct conv_fwd_rule {
   static constexpr bool one_gemm = true;
@@ -31,7 +32,7 @@ template <int ND, class T, class Backend>
 void conv_fwd(Backend& be, const conv_problem& p, const T* x, const T* w, T* y, gemm_policy policy = {}) {
   p.validate("conv_fwd", sizeof(T), conv_fwd_tensors);  // messages name x, w and y
   require(p.ndim == ND, "conv_fwd", "ndim", "the problem is " + std::to_string(p.ndim) + "-d");
-  const auto batch = make_tensor_batch(conv_fwd_rule<ND>{p.geometry<ND>()}, read_tensor(x, p.x_desc<ND>(), 2, 0), read_tensor(w, p.w_desc<ND>(), 2),
+  const auto batch = make_tensor_batch(conv_fwd_rule<ND>{p.geometry<ND>()}, read_tensor(x, p.x_desc<ND>(), 2, 0), read_weight(w, p.w_desc<ND>(), 2, 0, 1),
                                        written_tensor(y, p.y_desc<ND>(), 2, 0));
   gemm(be, batch, gemm_epilogue{}, policy);
 }

@@ -22,10 +22,11 @@ struct col2im_rule {
   }
 };
 // Channels (dimension 2 of every tensor) are the GEMM's contiguous dimension; dy's and dx's groups
-// (dimension 0) where a group has one channel.
+// (dimension 0) where a group has one channel; w's groups and rows (dimensions 0 and 1) let the
+// lowering pack narrow groups.
 template <int ND, class T, class Desc>
 auto make_col2im_batch(const window_geometry<ND>& g, const T* dy, const T* w, T* dx, const Desc& dy_d, const Desc& w_d, const Desc& dx_d) {
-  return make_tensor_batch(col2im_rule<ND>{col2im<ND>(g)}, read_tensor(dy, dy_d, 2, 0), read_tensor(w, w_d, 2), written_tensor(dx, dx_d, 2, 0));
+  return make_tensor_batch(col2im_rule<ND>{col2im<ND>(g)}, read_tensor(dy, dy_d, 2, 0), read_weight(w, w_d, 2, 0, 1), written_tensor(dx, dx_d, 2, 0));
 }
 
 template <int ND, class T, class Backend>

@@ -10,7 +10,8 @@
 
 namespace tg::ops {
 // The GEMM's views of the tensors dy, x, dw (channels, dimension 2 of each, contiguous for the GEMM;
-// an activation's groups, dimension 0, where a group has one channel).
+// an activation's groups, dimension 0, where a group has one channel; dw's groups and rows,
+// dimensions 0 and 1, so that the lowering may pack narrow groups).
 template <int ND>
 struct conv_bwd_weight_rule {
   static constexpr bool one_gemm = true;
@@ -30,7 +31,7 @@ void grouped_conv_bwd_weight(Backend& be, const conv_problem& p, const T* x, con
   p.validate("grouped_conv_bwd_weight", sizeof(T), conv_bwd_weight_tensors);
   require(p.ndim == ND, "grouped_conv_bwd_weight", "ndim", "the problem is " + std::to_string(p.ndim) + "-d");
   const auto batch = make_tensor_batch(conv_bwd_weight_rule<ND>{p.geometry<ND>()}, read_tensor(dy, p.y_desc<ND>(), 2, 0),
-                                       read_tensor(x, p.x_desc<ND>(), 2, 0), written_tensor(dw, p.w_desc<ND>(), 2));
+                                       read_tensor(x, p.x_desc<ND>(), 2, 0), written_weight(dw, p.w_desc<ND>(), 2, 0, 1));
   gemm(be, batch, gemm_epilogue{}, policy);
 }
 

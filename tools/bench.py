@@ -5,16 +5,18 @@ For each case PyTorch draws the inputs; tilegrad's example reads the same bytes 
 its op (--time), writes its outputs (--save); PyTorch runs and times its own op on the same tensors and
 the outputs are compared. Writes bench.json and bench.md to the output folder.
 Usage: bench.py BUILD_DIR OUT_DIR [--quick] [--channels-last] [--layers] [--grouped] [--no-design] [--only=OP[,OP...]]
-                [--dtypes=fp16,bf16,fp32]
+                [--dtypes=fp16,bf16,fp32] [--match=TEXT[,TEXT...]]
 (--layers: ResNet-50 and 3-d U-Net layers; --grouped: depthwise and ResNeXt layers; --no-design: without the
-design table's cases)
+design table's cases; --match: only the --layers/--grouped layers whose name contains one of the texts)
 (--quick: fp16 only; the default: fp16 and fp32; --dtypes names them)"""
 import json, os, re, statistics, subprocess, sys, tempfile, datetime
 import torch
 
 build, out = sys.argv[1], sys.argv[2]
+os.makedirs(out, exist_ok=True)
 quick = "--quick" in sys.argv
 only = [o for a in sys.argv if a.startswith("--only=") for o in a[len("--only="):].split(",")]
+match = [o for a in sys.argv if a.startswith("--match=") for o in a[len("--match="):].split(",")]
 DTYPE_NAMES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 named = [d for a in sys.argv if a.startswith("--dtypes=") for d in a[len("--dtypes="):].split(",")]
 for d in named:
@@ -177,6 +179,7 @@ def resnet_layers():
               ("resnet50 1x1 s2 downsample C256->512 56x56", 128, 512, 256, [56, 56], [1, 1], [2, 2], [0, 0]),
               ("unet3d 3^3 C64 N2 32x64x64", 2, 64, 64, [32, 64, 64], [3, 3, 3], [1, 1, 1], [1, 1, 1])]
     out = []
+    layers = [l for l in layers if not match or any(m in l[0] for m in match)]
     for name, N, K, C, sp, filt, stride, pad in layers:
         for op in ("conv_fwd", "convnd_bwd_data", "grouped_conv_bwd_weight"):
             out.append((op, lambda dt, c, op=op, a=(name, N, K, C, sp, filt, stride, pad):
@@ -198,6 +201,7 @@ def grouped_layers():
               ("resnext50 G32 3x3 C512 14x14", 64, 512, 32, [14, 14], [3, 3], [1, 1], [1, 1]),
               ("resnext50 G32 3x3 C1024 7x7", 64, 1024, 32, [7, 7], [3, 3], [1, 1], [1, 1])]
     out = []
+    layers = [l for l in layers if not match or any(m in l[0] for m in match)]
     for name, N, C, G, sp, filt, stride, pad in layers:
         for op in ("conv_fwd", "convnd_bwd_data", "grouped_conv_bwd_weight"):
             out.append((op, lambda dt, c, op=op, a=(name, N, C, G, sp, filt, stride, pad):

@@ -78,16 +78,21 @@ struct gpu_backend {
   // Tensor copies a pipeline runs on (lowering/gpu/feature_last.hpp), apart from `arena` so that a
   // pipeline's own scratch requests cannot hand out (or free) the memory of copies still in use.
   std::shared_ptr<scratch_arena> copies = std::make_shared<scratch_arena>();
+  // Packed weights of narrow groups (lowering/gpu/group_packing.hpp), apart from both: a GEMM on
+  // feature-last copies may pack its groups, and the GEMM then takes its own scratch.
+  std::shared_ptr<scratch_arena> packs = std::make_shared<scratch_arena>();
 
-  // Scratch from a framework's allocator from now on (both arenas); each call must then end with
+  // Scratch from a framework's allocator from now on (every arena); each call must then end with
   // end_call(), which returns that call's loans (scratch_call does it on scope exit).
   void lend_scratch_from(std::shared_ptr<scratch_lender> l) const {
     arena->lend_from(l);
-    copies->lend_from(std::move(l));
+    copies->lend_from(l);
+    packs->lend_from(std::move(l));
   }
   void end_call() const {
     arena->end_call();
     copies->end_call();
+    packs->end_call();
   }
 
   static bool available() { return arch::device_count() > 0; }

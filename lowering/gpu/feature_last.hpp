@@ -45,7 +45,7 @@ bool gemm_on_feature_last_copies(gpu_backend& be, const Batch& batch, gemm_epilo
       move[i] = feature_is_strided(t.desc, t.contiguous_dim());
       any = any || move[i];
       if (!move[i]) continue;
-      moved[i].desc = feature_last(t.desc, t.contiguous_dim());
+      moved[i].desc = feature_last_of(t);
       offset[i] = bytes;
       bytes += (static_cast<std::size_t>(t.desc.size()) * sizeof(T) + 255) / 256 * 256;
     }

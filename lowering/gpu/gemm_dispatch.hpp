@@ -1,7 +1,8 @@
 // The GPU GEMM: which pipeline runs a batch. GEMMs of one column per group with the groups one element
 // apart (channels-last depthwise) take the depthwise pipeline (gemm_depthwise.hpp) on every GPU, and
 // single GEMMs of one row per group with the groups one element apart (channels-last depthwise
-// backward weight) the sliding-window pipeline (gemm_sliding.hpp). On an
+// backward weight) the sliding-window pipeline (gemm_sliding.hpp). Narrow groups (2-32 channels) run
+// packed into block-diagonal groups of 64 channels (group_packing.hpp). On an
 // sm_90a GPU, 16-bit GEMMs whose operands are TMA boxes (channels-last convolutions:
 // lowering/gpu/boxes.hpp) take the warp-specialized TMA pipeline (lowering/gpu/tma_gemm/); everything else (AMD, sm_80, fp32, views that are not boxes) the cp.async
 // pipeline of gemm.hpp. Channels-first tensors go through channels-last copies first (feature_last.hpp).
@@ -14,6 +15,7 @@
 #include "lowering/gpu/gemm.hpp"
 #include "lowering/gpu/gemm_depthwise.hpp"
 #include "lowering/gpu/gemm_sliding.hpp"
+#include "lowering/gpu/group_packing.hpp"
 #include "lowering/gpu/path_report.hpp"
 #if defined(__CUDACC__) && !defined(__HIP__)
 #include "lowering/gpu/tma_gemm/launch.hpp"
@@ -42,6 +44,9 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
     report_gemm_path(why_sliding);
     return;
   }
+  // A few channels per group: p groups as one of p times the channels, its weight block-diagonal (the
+  // same batch type again: no new instantiation).
+  if (!cp_async_only && gemm_on_packed_groups(be, batch, ep, [&](const Batch& packed) { gemm(be, packed, ep, pol); })) return;
 #if defined(__CUDACC__) && !defined(__HIP__)
   if (!cp_async_only && tma_gemm::run(be, batch, ep, pol, why)) {
     report_gemm_path(why);

@@ -105,14 +105,18 @@ void check_layouts(std::mt19937& rng) {
         const bool strided = layout == conv_layout::nchw && d.length(2) > 1 && positions > 1;
         EXPECT_EQ(tg::feature_is_strided(d, 2), strided);
       }
-      if (layout == conv_layout::nchw && p.G == 1) {  // moved, the tensors are exactly the nhwgc ones the TMA plans expect
+      if (layout == conv_layout::nchw) {  // moved, the tensors are exactly the nhwgc ones (groups next to the channels)
         auto q = p;
         q.layout = conv_layout::nhwgc;
-        for (auto [d, e] : {std::pair{p.template x_desc<ND>(), q.template x_desc<ND>()}, {p.template y_desc<ND>(), q.template y_desc<ND>()}, {p.template w_desc<ND>(), q.template w_desc<ND>()}}) {
-          const auto m = tg::feature_last(d, 2);
+        std::vector<float> none(1);
+        for (auto [d, e] : {std::pair{p.template x_desc<ND>(), q.template x_desc<ND>()}, {p.template y_desc<ND>(), q.template y_desc<ND>()}}) {
+          const auto m = tg::feature_last_of(tg::read_tensor(none.data(), d, 2, 0));
           for (int k = 0; k < 3 + ND; ++k)
             if (d.length(k) > 1) EXPECT_EQ(tg::stride_of(m, k), tg::stride_of(e, k)) << "dimension " << k;
         }
+        const auto m = tg::feature_last_of(tg::read_weight(none.data(), p.template w_desc<ND>(), 2, 0, 1));
+        for (int k = 0; k < 3 + ND; ++k)
+          if (m.length(k) > 1) EXPECT_EQ(tg::stride_of(m, k), tg::stride_of(q.template w_desc<ND>(), k)) << "w dimension " << k;
       }
     }
   }
@@ -149,7 +153,7 @@ void gemm(rewrite_backend& be, const Batch& batch, tg::gemm_epilogue ep, tg::gem
     if (!tg::feature_is_strided(t.desc, t.contiguous_dim())) continue;
     ++be.moved;
     copies[i].assign(static_cast<std::size_t>(t.desc.size()), tg::from_float<T>(-55.0f));
-    moved[i].desc = tg::feature_last(t.desc, t.contiguous_dim());
+    moved[i].desc = tg::feature_last_of(t);
     moved[i].data = copies[i].data();
     if (!t.written) tg::relayout(host, tg::make_view(moved[i].data, tg::as_rank6(moved[i].desc)), tg::make_view(t.in(), tg::as_rank6(t.desc)));
   }
