@@ -35,15 +35,33 @@ struct halo_smem {
 };
 
 #if defined(TG_NV_WGMMA)
-// The producer thread: per channel block a halo, per k-tile (tap) B's boxes; a resident B (P::resident)
-// only in the block's first unit, k-tile i into stage i for good.
+// A resident B (P::resident: one N tile, one class) is k-tile i in stage i, loaded when the block's
+// walk reaches a group whose B is not there (its first unit, and where a run of units crosses into
+// the next group). Load l (0, 1, ...) completes phase l of the full barriers; the consumers release
+// the stages (the empty barriers' phase l) after the last unit before a reload.
+struct resident_b {
+  long long group = -1;
+  int loads = 0;  // how many times the stages were filled
+  // Whether unit k needs B loaded (then counts the load).
+  __device__ bool fresh(const work& k) {
+    if (k.w.g == group) return false;
+    group = k.w.g, ++loads;
+    return true;
+  }
+  __device__ std::uint32_t parity() const { return static_cast<std::uint32_t>(loads - 1) & 1u; }  // of the current load
+};
+
+// The producer thread: per channel block a halo, per k-tile (tap) B's boxes (a resident B only where
+// resident_b says so).
 template <class E, class P>
 __device__ inline void produce_halos(const args& a, const halo_smem<E, P>& s) {
   ring<P::stages> r;
   ring<P::halo_stages> hr;
-  for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
-    const bool load_b = !P::resident || u == blockIdx.x;
+  resident_b rb;
+  const unit_walk wk = walk_of(a, blockIdx.x, gridDim.x);
+  for (long long u = wk.begin; u < wk.end; u += wk.step) {
     const work k = work_of(a, u);
+    const bool load_b = !P::resident || rb.fresh(k);
     const gemm_class& c = *k.c;
     int cm[nd], cn[nd], ck[nd];
     corner(c.m, k.w.tm, cm);
@@ -62,6 +80,7 @@ __device__ inline void produce_halos(const args& a, const halo_smem<E, P>& s) {
       if (load_b) {
         const int st = P::resident ? static_cast<int>(kt) : r.stage;
         if (!P::resident) arch::mbarrier_wait(s.empty(st), r.phase ^ 1);
+        else if (rb.loads > 1) arch::mbarrier_wait(s.empty(st), rb.parity() ^ 1u);  // the previous group's B released
         arch::mbarrier_arrive_expect_tx(s.full(st), P::b_bytes);
         int xb[rank];
         box_corner(c.b, k.w.g, cn, ck, xb);
@@ -75,10 +94,12 @@ __device__ inline void produce_halos(const args& a, const halo_smem<E, P>& s) {
 }
 
 // A consumer warpgroup's tile: acc[b] (rows 64 b.. of its BM/2) = the sum over the unit's k-tiles.
-// first: the block's first unit (a resident B's stages are waited for then only).
+// A resident B's stages are waited for where b_fresh (with parity b_parity), released where b_last.
 template <class E, class P, bool BMn>
 __device__ inline void consume_halo_tile(const args& a, const halo_smem<E, P>& s, ring<P::stages>& r, ring<P::halo_stages>& hr, long long kb,
-                                         long long ke, int wg, float (&acc)[P::row_blocks][P::BN / 8][4], bool first) {
+                                         long long ke, int wg, float (&acc)[P::row_blocks][P::BN / 8][4], bool b_fresh,
+                                         std::uint32_t b_parity, bool b_last) {
+  const bool release_b = !P::resident || b_last;
   constexpr bool bf16 = std::is_same_v<E, bf16_t>;
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b)
     TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int e = 0; e < 4; ++e) acc[b][j][e] = 0.0f;
@@ -88,7 +109,7 @@ __device__ inline void consume_halo_tile(const args& a, const halo_smem<E, P>& s
   for (long long kt = kb; kt < ke; ++kt) {
     if (tap == 0) arch::mbarrier_wait(s.halo_full(hr.stage), hr.phase);
     const int bs = P::resident ? static_cast<int>(kt) : r.stage;
-    if (!P::resident || first) arch::mbarrier_wait(s.full(bs), P::resident ? 0u : r.phase);
+    if (!P::resident || b_fresh) arch::mbarrier_wait(s.full(bs), P::resident ? b_parity : r.phase);
     const std::uint32_t h0 = arch::smem_addr(s.halo(hr.stage)) + 128u * static_cast<std::uint32_t>(a.halo.tap_row[tap]);
     const std::uint64_t db = gpu_gemm::wgmma_tile_desc<P::BN, P::BK, E, BMn>(arch::smem_addr(s.b(bs)));
     arch::wgmma_fence();
@@ -105,17 +126,17 @@ __device__ inline void consume_halo_tile(const args& a, const halo_smem<E, P>& s
     arch::wgmma_commit();
     if (prev >= 0) {  // the previous batch has retired: its stage, and its halo after a channel block's last tap
       arch::wgmma_wait<1>();
-      if (!P::resident) arch::mbarrier_arrive(s.empty(prev));
+      if (release_b) arch::mbarrier_arrive(s.empty(prev));
       if (prev_last) arch::mbarrier_arrive(s.halo_empty(prev_halo));
     }
-    prev = r.stage, prev_halo = hr.stage, prev_last = tap + 1 == a.halo.taps;
+    prev = bs, prev_halo = hr.stage, prev_last = tap + 1 == a.halo.taps;
     r.advance();
     if (prev_last) tap = 0, hr.advance(); else ++tap;
   }
   arch::wgmma_wait<0>();
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) arch::wgmma_pin(acc[b]);
   if (prev >= 0) {
-    if (!P::resident) arch::mbarrier_arrive(s.empty(prev));
+    if (release_b) arch::mbarrier_arrive(s.empty(prev));
     if (prev_last) arch::mbarrier_arrive(s.halo_empty(prev_halo));
   }
 }
@@ -143,10 +164,14 @@ __global__ void __launch_bounds__(P::threads, 1) tma_halo_kernel(const __grid_co
     arch::warpgroup_regs_take<P::consumer_regs>();
     ring<P::stages> r;
     ring<P::halo_stages> hr;
-    for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
+    resident_b rb;
+    const unit_walk wk = walk_of(a, blockIdx.x, gridDim.x);
+    for (long long u = wk.begin; u < wk.end; u += wk.step) {
       const work k = work_of(a, u);
+      const bool fresh = P::resident && rb.fresh(k);
+      const bool last = P::resident && u + wk.step < wk.end && locate(a, u + wk.step).g != k.w.g;  // the next unit reloads B
       float acc[P::row_blocks][P::BN / 8][4];
-      consume_halo_tile<E, P, BMn>(a, s, r, hr, k.kb, k.ke, wg - 1, acc, u == blockIdx.x);
+      consume_halo_tile<E, P, BMn>(a, s, r, hr, k.kb, k.ke, wg - 1, acc, fresh, rb.parity(), last);
       epilogue<E, P>(a, *k.c, k.w, acc, wg - 1, s.c_rows((threadIdx.x - 128) / 32));
     }
   }

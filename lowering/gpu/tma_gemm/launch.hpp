@@ -112,6 +112,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   if constexpr (Halo) {  // whole tiles: split-K chunks would cut the channel blocks the halos are loaded by
     a.k_chunk = plans[0].k.count;
     a.halo = plans[0].halo;
+    a.block_runs = P::resident && plans[0].groups > 1;  // a resident B per group: runs of units cross few groups
   } else if (batch.count() == 1 && plans[0].ok && plans[0].has_k) {  // split-K where the tiles alone cannot fill the GPU
     const long long kt = plans[0].k.count, tiles = plans[0].m.count * plans[0].n.count * plans[0].groups;
     const schedule& sc = sm90_schedule();
@@ -148,7 +149,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
         (plans[0].a.step_digit >= 0 || plans[0].b.step_digit >= 0 ? ", boxes stepping along a tap" : "") +
         (Halo ? ", A as halos (" + std::to_string(a.halo.taps) + " taps, " + std::to_string(a.halo.rows) + " rows)" : std::string()) +
         (P::k_halo ? ", A as a halo per k-tile (" + std::to_string(a.k_halo.rows) + " rows)" : std::string()) +
-        (P::resident ? ", B resident" : "") + ", split-K " +
+        (P::resident ? a.block_runs ? ", B resident per group (runs of units)" : ", B resident" : "") + ", split-K " +
         std::to_string(a.splits) + (a.splits > 1 ? a.fused_split ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
         (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;
@@ -181,7 +182,8 @@ bool launch_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, 
 
 // A single GEMM with K-major A over filter taps (a stride-1 convolution's forward or backward data) on
 // the halo kernel with 256 x BN tiles, or why not: planned once (the resident tile shares the plan), B
-// resident where one N tile of few k-tiles serves every tile.
+// resident where one N tile of few k-tiles serves every tile of a group and a block's run of units
+// crosses into another group at most about every other unit (packed narrow groups: group_packing.hpp).
 template <class E, int BN, class Batch, class V>
 bool run_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
   using P = halo_tile<256, BN>;
@@ -192,7 +194,8 @@ bool run_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gem
   if (!p.ok || !p.has_k || p.halo.taps < 2) return why = "no taps to share a halo", false;
   if constexpr (BN == 64) {
     using R = halo_tile<256, 64, true>;
-    if (p.n.count == 1 && p.groups == 1 && p.k.count <= R::stages && p.halo.rows <= R::halo_rows)
+    const long long units = static_cast<long long>(p.groups) * p.m.count, run = (units + be.processors() - 1) / be.processors();
+    if (p.n.count == 1 && (p.groups == 1 || p.m.count >= 2 * run) && p.k.count <= R::stages && p.halo.rows <= R::halo_rows)
       return launch_halo<E, R>(be, batch, vs, ep, pol, plans, orient, why);
   }
   return launch_halo<E, P>(be, batch, vs, ep, pol, plans, orient, why);

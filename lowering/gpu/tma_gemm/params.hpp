@@ -46,6 +46,7 @@ struct args {
   halo_plan halo;                // the halo kernel's A (halo_kernel.hpp): taps, rows, where blocks and taps read
   k_halo_plan k_halo;            // a k-halo tile's A (a_blocks.hpp): rows, where blocks and k16 steps read
   std::uint32_t stage_tx = 0;    // bytes the TMA brings per stage (a k-halo's A: its rows, not the tile's)
+  bool block_runs = false;       // each persistent block walks one run of consecutive units (unit_walk)
 };
 
 // A work unit: one (class, group, M tile, N tile, split): a tile's splits side by side (they finish
@@ -65,6 +66,19 @@ TG_HD inline unit locate(const args& a, long long u) {
   r.tn = l % k.n.count, l /= k.n.count;
   r.tm = l % k.m.count, r.g = l / k.m.count;
   return r;
+}
+
+// The units a persistent block walks: every gridDim-th (neighbouring blocks on neighbouring tiles, so
+// that they share operands in L2), or with `block_runs` one run of consecutive units (a resident B
+// that changes with the group is then reloaded as seldom as the runs allow: halo_kernel.hpp).
+struct unit_walk {
+  long long begin, end, step;
+};
+TG_HD inline unit_walk walk_of(const args& a, long long block, long long blocks) {
+  if (!a.block_runs) return {block, a.units, blocks};
+  const long long per = a.units / blocks, extra = a.units % blocks;
+  const long long begin = block * per + (block < extra ? block : extra);
+  return {begin, begin + per + (block < extra ? 1 : 0), 1};
 }
 
 // A work unit with its GEMM and its k-tiles [kb, ke): what the producer and the consumers both walk.
