@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -176,16 +177,29 @@ double time_once_ms(Backend& be, F& f) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
 }
 // The GPU backend's timer is defined with the GPU backend, below; declared here so median_ms sees it.
+// It also records the host time of the call's enqueueing (host_us: the part of the call's time when
+// the GPU waits for the host).
 template <class F>
 double time_once_ms(gpu_backend& be, F& f);
-// Median over `repeat` timed calls of f, after one warm-up call.
+inline std::vector<double>& host_us() {
+  static std::vector<double> v;
+  return v;
+}
+// Median over `repeat` timed calls of f, after one warm-up call. TG_HOST_TIME=1: also prints the
+// median host time of a call (the GPU backend's enqueueing; the host backend's whole call).
 template <class Backend, class F>
 double median_ms(Backend& be, F&& f, int repeat) {
   f();  // warm-up
   be.synchronize();
   std::vector<double> t;
+  host_us().clear();
   for (int i = 0; i < repeat; ++i) t.push_back(time_once_ms(be, f));
   std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  if (std::getenv("TG_HOST_TIME") && !host_us().empty()) {
+    auto& h = host_us();
+    std::nth_element(h.begin(), h.begin() + h.size() / 2, h.end());
+    fmt::print("Host: {:.4g} us per call (median of {})\n", h[h.size() / 2], h.size());
+  }
   return t[t.size() / 2];
 }
 inline void print_perf(double ms, double flops, double bytes) {
@@ -272,7 +286,9 @@ template <class F>
 double time_once_ms(gpu_backend& be, F& f) {
   arch::event start, stop;
   start.record(be.stream);
+  const auto a = std::chrono::steady_clock::now();
   f();
+  host_us().push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - a).count());
   stop.record(be.stream);
   return arch::elapsed_ms(start, stop);
 }
