@@ -7,6 +7,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include "dsl/config.hpp"
 
@@ -21,8 +22,20 @@ struct invalid_problem : std::invalid_argument {
   invalid_problem(const std::string& message, std::string param) : std::invalid_argument(message), parameter(std::move(param)) {}
 };
 
-inline void require(bool ok, const char* op, const std::string& param, const std::string& why) {
-  if (!ok) throw invalid_problem(op, param, why);
+namespace detail {
+// A message part: text, or a callable that makes it.
+template <class T>
+std::string text_of(const T& t) {
+  if constexpr (std::is_invocable_v<const T&>) return std::string(t());
+  else return std::string(t);
+}
+}  // namespace detail
+// Throws invalid_problem naming `param` where !ok. param and why are text or callables that make it,
+// called only when the check fails: ops validate inside every call, where a GPU call's host time is
+// part of its time, so a passing check builds no strings.
+template <class Param, class Why>
+void require(bool ok, const char* op, const Param& param, const Why& why) {
+  if (!ok) throw invalid_problem(op, detail::text_of(param), detail::text_of(why));
 }
 
 // Sizes. Element counts and byte sizes must fit in 64 bits: in index_t (signed, the DSL's offsets),
@@ -49,7 +62,7 @@ inline index_t require_size(const char* op, const std::string& tensor, std::span
     throw invalid_problem(op, tensor, "its element count " + shape + " does not fit in 64 bits");
   }
   require(checked_mul(n, static_cast<index_t>(elem_bytes)) >= 0, op, tensor,
-          "its size, " + std::to_string(n) + " elements of " + std::to_string(elem_bytes) + " bytes, does not fit in 64 bits");
+          [&] { return "its size, " + std::to_string(n) + " elements of " + std::to_string(elem_bytes) + " bytes, does not fit in 64 bits"; });
   return n;
 }
 inline index_t require_size(const char* op, const std::string& tensor, std::initializer_list<index_t> lengths, std::size_t elem_bytes) {

@@ -31,7 +31,7 @@ struct conv_fwd_rule {
 template <int ND, class T, class Backend>
 void conv_fwd(Backend& be, const conv_problem& p, const T* x, const T* w, T* y, gemm_policy policy = {}) {
   p.validate("conv_fwd", sizeof(T), conv_fwd_tensors);  // messages name x, w and y
-  require(p.ndim == ND, "conv_fwd", "ndim", "the problem is " + std::to_string(p.ndim) + "-d");
+  require(p.ndim == ND, "conv_fwd", "ndim", [&] { return "the problem is " + std::to_string(p.ndim) + "-d"; });
   const auto batch = make_tensor_batch(conv_fwd_rule<ND>{p.geometry<ND>()}, read_tensor(x, p.x_desc<ND>(), 2, 0), read_weight(w, p.w_desc<ND>(), 2, 0, 1),
                                        written_tensor(y, p.y_desc<ND>(), 2, 0));
   gemm(be, batch, gemm_epilogue{}, policy);

@@ -38,21 +38,22 @@ struct conv_problem {
 
   // elem_bytes: the size of the tensors' elements (the default, fp32's, is the widest any op takes).
   void validate(const char* op, std::size_t elem_bytes = sizeof(float), conv_tensor_names names = conv_fwd_tensors) const {
-    auto pos = [&](index_t v, const std::string& n) { require(v > 0, op, n, "must be positive, got " + std::to_string(v)); };
-    require(ndim >= 1 && ndim <= 3, op, "ndim", "must be 1, 2 or 3, got " + std::to_string(ndim));
+    // Messages are callables (ops/check.hpp): built only for a failing check.
+    auto pos = [&](index_t v, const auto& n) { require(v > 0, op, n, [&] { return "must be positive, got " + std::to_string(v); }); };
+    require(ndim >= 1 && ndim <= 3, op, "ndim", [&] { return "must be 1, 2 or 3, got " + std::to_string(ndim); });
     pos(G, "G"); pos(N, "N"); pos(K, "K"); pos(C, "C");
-    require(C % G == 0, op, "C", "C = " + std::to_string(C) + " is not divisible by G = " + std::to_string(G));
-    require(K % G == 0, op, "K", "K = " + std::to_string(K) + " is not divisible by G = " + std::to_string(G));
+    require(C % G == 0, op, "C", [&] { return "C = " + std::to_string(C) + " is not divisible by G = " + std::to_string(G); });
+    require(K % G == 0, op, "K", [&] { return "K = " + std::to_string(K) + " is not divisible by G = " + std::to_string(G); });
     for (int d = 0; d < ndim; ++d) {
-      const std::string s = "[" + std::to_string(d) + "]";
-      pos(filter[d], "filter" + s); pos(in[d], "in" + s); pos(stride[d], "stride" + s); pos(dilation[d], "dilation" + s);
-      require(pad_l[d] >= 0, op, "pad_l" + s, "must not be negative, got " + std::to_string(pad_l[d]));
-      require(pad_r[d] >= 0, op, "pad_r" + s, "must not be negative, got " + std::to_string(pad_r[d]));
+      auto at = [d](const char* n) { return [n, d] { return std::string(n) + "[" + std::to_string(d) + "]"; }; };
+      pos(filter[d], at("filter")); pos(in[d], at("in")); pos(stride[d], at("stride")); pos(dilation[d], at("dilation"));
+      require(pad_l[d] >= 0, op, at("pad_l"), [&] { return "must not be negative, got " + std::to_string(pad_l[d]); });
+      require(pad_r[d] >= 0, op, at("pad_r"), [&] { return "must not be negative, got " + std::to_string(pad_r[d]); });
       const index_t span = checked_add(checked_mul(dilation[d], filter[d] - 1), 1), padded = checked_add(checked_add(in[d], pad_l[d]), pad_r[d]);
-      require(span >= 0, op, "filter" + s, "the dilated filter, dilation x (filter - 1) + 1, does not fit in 64 bits");
-      require(padded >= 0, op, "in" + s, "the padded input, in + pad_l + pad_r, does not fit in 64 bits");
-      require(span <= padded, op, "filter" + s,
-              "dilated filter " + std::to_string(span) + " is larger than the padded input " + std::to_string(padded));
+      require(span >= 0, op, at("filter"), "the dilated filter, dilation x (filter - 1) + 1, does not fit in 64 bits");
+      require(padded >= 0, op, at("in"), "the padded input, in + pad_l + pad_r, does not fit in 64 bits");
+      require(span <= padded, op, at("filter"),
+              [&] { return "dilated filter " + std::to_string(span) + " is larger than the padded input " + std::to_string(padded); });
     }
     // Every tensor's element count and bytes fit in 64 bits (the element-space arithmetic relies on it).
     index_t x[6] = {G, N, C / G}, w[6] = {G, K / G, C / G}, y[6] = {G, N, K / G};

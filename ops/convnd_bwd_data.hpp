@@ -32,7 +32,7 @@ auto make_col2im_batch(const window_geometry<ND>& g, const T* dy, const T* w, T*
 template <int ND, class T, class Backend>
 void convnd_bwd_data(Backend& be, const conv_problem& p, const T* dy, const T* w, T* dx, gemm_policy policy = {}) {
   p.validate("convnd_bwd_data", sizeof(T), conv_bwd_data_tensors);
-  require(p.ndim == ND, "convnd_bwd_data", "ndim", "the problem is " + std::to_string(p.ndim) + "-d");
+  require(p.ndim == ND, "convnd_bwd_data", "ndim", [&] { return "the problem is " + std::to_string(p.ndim) + "-d"; });
   gemm(be, make_col2im_batch(p.geometry<ND>(), dy, w, dx, p.y_desc<ND>(), p.w_desc<ND>(), p.x_desc<ND>()), gemm_epilogue{}, policy);
 }
 

@@ -29,7 +29,7 @@ struct conv_bwd_weight_rule {
 template <int ND, class T, class Backend>
 void grouped_conv_bwd_weight(Backend& be, const conv_problem& p, const T* x, const T* dy, T* dw, gemm_policy policy = {}) {
   p.validate("grouped_conv_bwd_weight", sizeof(T), conv_bwd_weight_tensors);
-  require(p.ndim == ND, "grouped_conv_bwd_weight", "ndim", "the problem is " + std::to_string(p.ndim) + "-d");
+  require(p.ndim == ND, "grouped_conv_bwd_weight", "ndim", [&] { return "the problem is " + std::to_string(p.ndim) + "-d"; });
   const auto batch = make_tensor_batch(conv_bwd_weight_rule<ND>{p.geometry<ND>()}, read_tensor(dy, p.y_desc<ND>(), 2, 0),
                                        read_tensor(x, p.x_desc<ND>(), 2, 0), written_weight(dw, p.w_desc<ND>(), 2, 0, 1));
   gemm(be, batch, gemm_epilogue{}, policy);

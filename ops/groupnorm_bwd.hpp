@@ -24,8 +24,8 @@ struct groupnorm_problem {
   // elem_bytes: the size of x's elements (and dy's, dx's, y's; the default, fp32's, is the widest).
   void validate(const char* op, std::size_t elem_bytes = sizeof(float)) const {
     for (auto [v, n] : {std::pair{N, "N"}, {C, "C"}, {G, "G"}, {H, "H"}, {W, "W"}})
-      require(v > 0, op, n, "must be positive, got " + std::to_string(v));
-    require(C % G == 0, op, "C", "C = " + std::to_string(C) + " is not divisible by G = " + std::to_string(G));
+      require(v > 0, op, n, [v = v] { return "must be positive, got " + std::to_string(v); });
+    require(C % G == 0, op, "C", [&] { return "C = " + std::to_string(C) + " is not divisible by G = " + std::to_string(G); });
     require(eps > 0.0f, op, "eps", "must be positive");
     // Every tensor's element count and bytes fit in 64 bits: x-shaped ones, the fp32 statistics
     // [N, G] and the fp32 scratch rows [N, C] (larger than x in bytes when H * W = 1 and x is 16-bit).

@@ -32,21 +32,22 @@ struct pool_problem {
   // elem_bytes: the size of the tensors' elements (the default, fp32's, is the widest any op takes).
   void validate(const char* op, std::size_t elem_bytes = sizeof(float), pool_tensor_names names = {"x", "y"}) const {
     static const char* axis = ND == 2 ? "hw" : "dhw";
-    auto name = [&](const char* p, int d) { return std::string(p) + "_" + axis[d]; };
-    require(N > 0, op, "N", "must be positive, got " + std::to_string(N));
-    require(C > 0, op, "C", "must be positive, got " + std::to_string(C));
+    // Messages are callables (ops/check.hpp): built only for a failing check.
+    auto name = [](const char* p, int d) { return [p, d] { return std::string(p) + "_" + axis[d]; }; };
+    require(N > 0, op, "N", [&] { return "must be positive, got " + std::to_string(N); });
+    require(C > 0, op, "C", [&] { return "must be positive, got " + std::to_string(C); });
     for (int d = 0; d < ND; ++d) {
-      require(in[d] > 0, op, name("in", d), "must be positive, got " + std::to_string(in[d]));
-      require(window[d] > 0, op, name("window", d), "must be positive, got " + std::to_string(window[d]));
-      require(stride[d] > 0, op, name("stride", d), "must be positive, got " + std::to_string(stride[d]));
-      require(dilation[d] > 0, op, name("dilation", d), "must be positive, got " + std::to_string(dilation[d]));
-      require(pad_l[d] >= 0, op, name("pad_l", d), "must not be negative, got " + std::to_string(pad_l[d]));
-      require(pad_r[d] >= 0, op, name("pad_r", d), "must not be negative, got " + std::to_string(pad_r[d]));
+      require(in[d] > 0, op, name("in", d), [&] { return "must be positive, got " + std::to_string(in[d]); });
+      require(window[d] > 0, op, name("window", d), [&] { return "must be positive, got " + std::to_string(window[d]); });
+      require(stride[d] > 0, op, name("stride", d), [&] { return "must be positive, got " + std::to_string(stride[d]); });
+      require(dilation[d] > 0, op, name("dilation", d), [&] { return "must be positive, got " + std::to_string(dilation[d]); });
+      require(pad_l[d] >= 0, op, name("pad_l", d), [&] { return "must not be negative, got " + std::to_string(pad_l[d]); });
+      require(pad_r[d] >= 0, op, name("pad_r", d), [&] { return "must not be negative, got " + std::to_string(pad_r[d]); });
       const index_t span = checked_add(checked_mul(dilation[d], window[d] - 1), 1), padded = checked_add(checked_add(in[d], pad_l[d]), pad_r[d]);
       require(span >= 0, op, name("window", d), "the dilated window, dilation x (window - 1) + 1, does not fit in 64 bits");
       require(padded >= 0, op, name("in", d), "the padded input, in + pad_l + pad_r, does not fit in 64 bits");
       require(span <= padded, op, name("window", d),
-              "dilated window " + std::to_string(span) + " is larger than the padded input " + std::to_string(padded));
+              [&] { return "dilated window " + std::to_string(span) + " is larger than the padded input " + std::to_string(padded); });
       // As PyTorch: a window must never lie entirely in padding (pad <= span / 2, without forming 2 * pad).
       require(pad_l[d] <= span / 2 && pad_r[d] <= span / 2, op, name("pad", d), "must be at most half the dilated window");
     }

@@ -22,16 +22,17 @@ struct relayout_problem {
   }
   void validate(const char* op, std::size_t src_bytes = sizeof(float), std::size_t dst_bytes = sizeof(float)) const {
     const int r = static_cast<int>(lengths.size());
-    require(r >= 1 && r <= max_rank, op, "lengths", "must have 1 to " + std::to_string(max_rank) + " dimensions, got " + std::to_string(r));
+    // Messages are callables (ops/check.hpp): built only for a failing check.
+    require(r >= 1 && r <= max_rank, op, "lengths", [&] { return "must have 1 to " + std::to_string(max_rank) + " dimensions, got " + std::to_string(r); });
     for (int d = 0; d < r; ++d)
-      require(lengths[d] > 0, op, "lengths[" + std::to_string(d) + "]", "must be positive, got " + std::to_string(lengths[d]));
+      require(lengths[d] > 0, op, [&] { return "lengths[" + std::to_string(d) + "]"; }, [&] { return "must be positive, got " + std::to_string(lengths[d]); });
     for (const auto& [order, name] : {std::pair{&src_order, "src_order"}, {&dst_order, "dst_order"}}) {
       require(static_cast<int>(order->size()) == r, op, name,
-              "must list the " + std::to_string(r) + " dimensions once each, got " + std::to_string(order->size()) + " entries");
+              [&] { return "must list the " + std::to_string(r) + " dimensions once each, got " + std::to_string(order->size()) + " entries"; });
       std::vector<bool> seen(static_cast<std::size_t>(r), false);
       for (int d : *order) {
         require(d >= 0 && d < r && !seen[static_cast<std::size_t>(d)], op, name,
-                "must be a permutation of 0.." + std::to_string(r - 1) + " (entry " + std::to_string(d) + ")");
+                [&] { return "must be a permutation of 0.." + std::to_string(r - 1) + " (entry " + std::to_string(d) + ")"; });
         seen[static_cast<std::size_t>(d)] = true;
       }
     }

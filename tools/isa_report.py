@@ -123,9 +123,9 @@ def classify(d, unit="ops"):
                 (" ring" if flags[:1] == ["true"] else "") + (" waited" if flags[1:2] == ["false"] else "")
     elif kind.startswith("relayout"):
         op = "relayout"
-    elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN, KHalo>, AMn, BMn>: one kernel serves every op (params decide)
+    elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN, KHalo>, AMn, BMn, GEMMs>: one kernel serves every op (params decide)
         op = "conv GEMMs"
-        m = re.search(r"[^_]tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)>", d)
+        m = re.search(r"[^_]tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)(?:, (?:\(int\))?(\d+))?>", d)
         # tma_halo_kernel<E, halo_tile<BM, BN, Resident>, BMn>
         h = re.search(r"halo_tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?>, (?:\(bool\))?(\w+)>", d)
         mn = lambda b: "MN" if b in ("true", "1") else "K"
@@ -133,7 +133,8 @@ def classify(d, unit="ops"):
             detail = f"halo {h.group(1)}x{h.group(2)} A K B {mn(h.group(4))}" + (" resident" if h.group(3) in ("true", "1") else "")
         elif m:
             k_halo = m.group(3) in ("true", "1")
-            detail = ("k-halo " if k_halo else "") + f"{m.group(1)}x{m.group(2)} A {mn(m.group(4))} B {mn(m.group(5))}"
+            detail = ("k-halo " if k_halo else "") + f"{m.group(1)}x{m.group(2)} A {mn(m.group(4))} B {mn(m.group(5))}" + \
+                (f" {m.group(6)} GEMM{'s' if m.group(6) != '1' else ''}" if m.group(6) else "")
     elif kind == "window gather":
         nd = re.search(r"gather_kernel<(\d+),", d).group(1)
         if "mean_route<" in d:

@@ -17,7 +17,7 @@ template <class E, class P, bool AMn>
 struct a_box_blocks {
   static constexpr int block_bytes = 64 * P::BK * 2;
   std::uint32_t first;  // this warpgroup's first block's offset in the stage
-  __device__ a_box_blocks(const args&, const gemm_class&, const unit&, int wg) : first(wg * P::row_blocks * block_bytes) {}
+  __device__ a_box_blocks(const launch_args&, const gemm_class&, const unit&, int wg) : first(wg * P::row_blocks * block_bytes) {}
   __device__ std::uint64_t desc(std::uint32_t stage, int b, int kk) const {
     using namespace gpu_gemm;
     return wgmma_tile_desc<64, P::BK, E, AMn>(stage + first + b * block_bytes) + wgmma_sub_offset<64, P::BK, E, AMn>(0, kk * 16);
@@ -30,7 +30,7 @@ struct a_halo_blocks {
   std::uint64_t base;                   // the descriptor of halo row 0 with the stage address left out
   std::uint32_t block[P::row_blocks];   // descriptor start units (16 bytes) of each block's tap shift
   std::uint32_t step[P::BK / 16];       // ... of each k16 step's first position
-  __device__ a_halo_blocks(const args& a, const gemm_class& c, const unit& w, int wg)
+  __device__ a_halo_blocks(const launch_args& a, const gemm_class& c, const unit& w, int wg)
       : base(arch::smem_matrix_desc(0, 64 * P::BK * 2, 128u * static_cast<std::uint32_t>(a.k_halo.sbo_rows), arch::smem_swizzle::b128)) {
     int cm[nd];
     corner(c.m, w.tm, cm);

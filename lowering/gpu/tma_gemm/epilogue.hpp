@@ -37,7 +37,7 @@ struct c_writer {
   long long row_off[P::row_blocks][2];
   bool row_ok[P::row_blocks][2];
 
-  __device__ c_writer(const args& a, const gemm_class& cls, const unit& w, int wg, int t)
+  __device__ c_writer(const launch_args& a, const gemm_class& cls, const unit& w, int wg, int t)
       : out(static_cast<E*>(a.c)), alpha(a.alpha), vectors(a.c_vectors), quad(t % 32 % 4), c(cls) {
     const int warp = t / 32, lane = t % 32;
     int cm[nd];
@@ -112,7 +112,7 @@ struct c_writer {
 
 // rows: the warp's staging rows of C (shared memory), used where C's tile columns are contiguous.
 template <class E, class P>
-__device__ inline void epilogue(const args& a, const gemm_class& c, const unit& w, const float (&acc)[P::row_blocks][P::BN / 8][4], int wg,
+__device__ inline void epilogue(const launch_args& a, const gemm_class& c, const unit& w, const float (&acc)[P::row_blocks][P::BN / 8][4], int wg,
                                 unsigned char* rows) {
   const c_writer<E, P> out(a, c, w, wg, threadIdx.x % 128);
   if (out.vectors) {

@@ -54,7 +54,7 @@ struct resident_b {
 // The producer thread: per channel block a halo, per k-tile (tap) B's boxes (a resident B only where
 // resident_b says so).
 template <class E, class P>
-__device__ inline void produce_halos(const args& a, const halo_smem<E, P>& s) {
+__device__ inline void produce_halos(const args<1>& a, const halo_smem<E, P>& s) {
   ring<P::stages> r;
   ring<P::halo_stages> hr;
   resident_b rb;
@@ -96,7 +96,7 @@ __device__ inline void produce_halos(const args& a, const halo_smem<E, P>& s) {
 // A consumer warpgroup's tile: acc[b] (rows 64 b.. of its BM/2) = the sum over the unit's k-tiles.
 // A resident B's stages are waited for where b_fresh (with parity b_parity), released where b_last.
 template <class E, class P, bool BMn>
-__device__ inline void consume_halo_tile(const args& a, const halo_smem<E, P>& s, ring<P::stages>& r, ring<P::halo_stages>& hr, long long kb,
+__device__ inline void consume_halo_tile(const launch_args& a, const halo_smem<E, P>& s, ring<P::stages>& r, ring<P::halo_stages>& hr, long long kb,
                                          long long ke, int wg, float (&acc)[P::row_blocks][P::BN / 8][4], bool b_fresh,
                                          std::uint32_t b_parity, bool b_last) {
   const bool release_b = !P::resident || b_last;
@@ -143,7 +143,7 @@ __device__ inline void consume_halo_tile(const args& a, const halo_smem<E, P>& s
 #endif
 
 template <class E, class P, bool BMn>
-__global__ void __launch_bounds__(P::threads, 1) tma_halo_kernel(const __grid_constant__ args a) {
+__global__ void __launch_bounds__(P::threads, 1) tma_halo_kernel(const __grid_constant__ args<1> a) {
 #if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
   extern __shared__ unsigned char raw[];
   const halo_smem<E, P> s(raw);

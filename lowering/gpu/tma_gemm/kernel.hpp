@@ -13,8 +13,8 @@
 #include "lowering/gpu/tma_gemm/split_reduce.hpp"
 
 namespace tg::tma_gemm {
-template <class E, class P, bool AMn, bool BMn>
-__global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_constant__ args a) {
+template <class E, class P, bool AMn, bool BMn, int C>
+__global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_constant__ args<C> a) {
 #if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
   extern __shared__ unsigned char raw[];
   const smem<E, P> s(raw);

@@ -33,10 +33,10 @@ bool image_runs_here() {
   }();
   return ok;
 }
-template <class E, class P, bool AMn, bool BMn, bool Halo>
+template <class E, class P, bool AMn, bool BMn, bool Halo, int C>
 bool kernel_runs_here() {
   if constexpr (Halo) return image_runs_here<&tma_halo_kernel<E, P, BMn>, P::smem_bytes>();
-  else return image_runs_here<&tma_gemm_kernel<E, P, AMn, BMn>, P::smem_bytes>();
+  else return image_runs_here<&tma_gemm_kernel<E, P, AMn, BMn, C>, P::smem_bytes>();
 }
 
 inline void set_operand(operand& o, const boxes::operand_boxes& b, const void* data, arch::tma_elem e) {
@@ -61,14 +61,14 @@ inline bool tma_aligned(const arch::tma_box& b, const void* data) {
   return true;
 }
 
-template <class E, class P, bool AMn, bool BMn>
-void launch_as(gpu_backend& be, const args& a, long long tiles) {
+template <class E, class P, bool AMn, bool BMn, int C>
+void launch_as(gpu_backend& be, const args<C>& a, long long tiles) {
   const unsigned grid = static_cast<unsigned>(a.units < be.processors() ? a.units : be.processors());
-  TG_LAUNCH((tma_gemm_kernel<E, P, AMn, BMn>), grid, P::threads, P::smem_bytes, be.stream, a);
+  TG_LAUNCH((tma_gemm_kernel<E, P, AMn, BMn, C>), grid, P::threads, P::smem_bytes, be.stream, a);
   if (a.splits > 1 && !a.fused_split) {  // the tile's pieces shared by blocks enough for two waves
     const long long want = ceil_div(2LL * be.processors(), tiles);
     const dim3 g(static_cast<unsigned>(tiles), static_cast<unsigned>(want < P::BN / 8 ? want : P::BN / 8));
-    TG_LAUNCH((split_sum_kernel<E, P>), g, 128 * P::consumers, 0, be.stream, a);
+    TG_LAUNCH((split_sum_kernel<E, P, C>), g, 128 * P::consumers, 0, be.stream, a);
   }
 }
 
@@ -95,10 +95,13 @@ bool plan_batch(const std::vector<V>& vs, class_plan (&plans)[max_classes], int&
 template <class E, class P, bool AMn, bool BMn, bool Halo = false, class Batch, class V>
 bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol,
                   const class_plan (&plans)[max_classes], std::string& why) {
-  if (!kernel_runs_here<E, P, AMn, BMn, Halo>()) return why = "not an sm_90a GPU and build", false;
+  // One GEMM's parameter where the batch's type (or the halo kernel) allows no more.
+  constexpr int C = Halo || is_single_gemm<Batch>::value ? 1 : max_classes;
+  if (batch.count() > C) return why = "more GEMMs than the kernel's parameter holds", false;
+  if (!kernel_runs_here<E, P, AMn, BMn, Halo, C>()) return why = "not an sm_90a GPU and build", false;
   const arch::tma_elem te = std::is_same_v<E, half_t> ? arch::tma_elem::f16 : arch::tma_elem::bf16;
   const V& v0 = vs[0];
-  args a{};
+  args<C> a{};
   a.classes = static_cast<int>(batch.count());
   a.alpha = ep.alpha;
   a.c = v0.c.data;

@@ -30,8 +30,8 @@ struct gemm_class {
   long long c_off0 = 0, c_g = 0, c_m[nd] = {}, c_n[nd] = {};
 };
 
-struct args {
-  gemm_class cls[max_classes];
+// The kernels' parameter but its GEMMs: the launch's sizes and knobs.
+struct launch_args {
   int classes = 0;
   long long units = 0;
   int splits = 1;                // split-K chunks of single GEMMs (classes == 1)
@@ -48,6 +48,13 @@ struct args {
   std::uint32_t stage_tx = 0;    // bytes the TMA brings per stage (a k-halo's A: its rows, not the tile's)
   bool block_runs = false;       // each persistent block walks one run of consecutive units (unit_walk)
 };
+// The kernels' parameter: the knobs and C GEMMs. A launch copies all of it into the command stream,
+// so a single GEMM (and the halo kernel, which takes one) carries C = 1 (1.7 KB) instead of the 11.6
+// KB of max_classes, which made each launch cost about 3 us more host time (performance.md section 26).
+template <int C>
+struct args : launch_args {
+  gemm_class cls[C];
+};
 
 // A work unit: one (class, group, M tile, N tile, split): a tile's splits side by side (they finish
 // together, and the last adds the others' partials while they are in L2), then N tiles, so that
@@ -56,7 +63,8 @@ struct unit {
   int cls;
   long long g, split, tm, tn;
 };
-TG_HD inline unit locate(const args& a, long long u) {
+template <class A>
+TG_HD inline unit locate(const A& a, long long u) {
   int c = 0;
   while (c + 1 < a.classes && u >= a.cls[c + 1].unit0) ++c;
   const gemm_class& k = a.cls[c];
@@ -74,7 +82,7 @@ TG_HD inline unit locate(const args& a, long long u) {
 struct unit_walk {
   long long begin, end, step;
 };
-TG_HD inline unit_walk walk_of(const args& a, long long block, long long blocks) {
+TG_HD inline unit_walk walk_of(const launch_args& a, long long block, long long blocks) {
   if (!a.block_runs) return {block, a.units, blocks};
   const long long per = a.units / blocks, extra = a.units % blocks;
   const long long begin = block * per + (block < extra ? block : extra);
@@ -87,8 +95,9 @@ struct work {
   const gemm_class* c;
   long long kb, ke;
 };
-TG_HD inline void k_range(const args& a, const gemm_class& k, long long split, long long& begin, long long& end);
-TG_HD inline work work_of(const args& a, long long u) {
+TG_HD inline void k_range(const launch_args& a, const gemm_class& k, long long split, long long& begin, long long& end);
+template <class A>
+TG_HD inline work work_of(const A& a, long long u) {
   work r{locate(a, u), nullptr, 0, 0};
   r.c = &a.cls[r.w.cls];
   k_range(a, *r.c, r.w.split, r.kb, r.ke);
@@ -121,7 +130,7 @@ TG_HD inline bool local_digits(const digits& d, const int (&corner)[nd], int i, 
 }
 
 // The k-tiles [begin, end) of a unit's split.
-TG_HD inline void k_range(const args& a, const gemm_class& k, long long split, long long& begin, long long& end) {
+TG_HD inline void k_range(const launch_args& a, const gemm_class& k, long long split, long long& begin, long long& end) {
   begin = split * a.k_chunk;
   end = begin + a.k_chunk < k.k.count ? begin + a.k_chunk : k.k.count;
   if (!k.has_k || begin > end) begin = end = 0;

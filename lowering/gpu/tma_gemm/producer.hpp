@@ -36,8 +36,8 @@ __device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* ful
                      x[3] + i * o.box_step[3], x[4] + i * o.box_step[4]);
 }
 
-template <class E, class P>
-__device__ inline void produce(const args& a, const smem<E, P>& s) {
+template <class E, class P, class A>
+__device__ inline void produce(const A& a, const smem<E, P>& s) {
   ring<P::stages> r;
   for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
     const work k = work_of(a, u);

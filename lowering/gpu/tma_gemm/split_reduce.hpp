@@ -28,7 +28,7 @@ constexpr int split_pieces() {  // 16-byte pieces per consumer thread
 
 // Split s's piece q of consumer thread ct within tile `tile`'s partials.
 template <class P>
-TG_HD inline long long split_piece_at(const args& a, long long tile, long long s, int q, int ct) {
+TG_HD inline long long split_piece_at(const launch_args& a, long long tile, long long s, int q, int ct) {
   constexpr int T = 128 * P::consumers;
   return ((tile * a.splits + s) * split_pieces<P>() + q) * T + ct;
 }
@@ -36,7 +36,7 @@ TG_HD inline long long split_piece_at(const args& a, long long tile, long long s
 // Writes this unit's partial; true where the unit then finished the tile (acc holds the whole sum and
 // the epilogue follows). ct: the thread's index among the consumers; last: a shared word they share.
 template <class P>
-__device__ inline bool reduce_split(const args& a, const unit& w, long long tile, float (&acc)[P::row_blocks][P::BN / 8][4], int ct,
+__device__ inline bool reduce_split(const launch_args& a, const unit& w, long long tile, float (&acc)[P::row_blocks][P::BN / 8][4], int ct,
                                     unsigned* last) {
   constexpr int T = 128 * P::consumers, J = P::BN / 8;
   float4* const ws = reinterpret_cast<float4*>(a.ws);
@@ -63,8 +63,8 @@ __device__ inline bool reduce_split(const args& a, const unit& w, long long tile
 // epilogue's c_writer. Launched after the GEMM kernel (launch.hpp), for a single GEMM (class 0).
 // One block per multiprocessor assumed by the bound (a handful of tiles' blocks run at once): without
 // it ptxas aimed at full occupancy and spilled 4-8 bytes in the 256-row tiles' kernels (fp16 and bf16).
-template <class E, class P>
-__global__ void __launch_bounds__(128 * P::consumers, 1) split_sum_kernel(const __grid_constant__ args a) {
+template <class E, class P, int C>
+__global__ void __launch_bounds__(128 * P::consumers, 1) split_sum_kernel(const __grid_constant__ args<C> a) {
   constexpr int J = P::BN / 8;
   const long long tile = blockIdx.x;
   const int ct = threadIdx.x;
