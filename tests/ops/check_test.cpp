@@ -238,4 +238,34 @@ TEST(SizeCheck, GroupnormTensorsPast64Bits) {
     EXPECT_EQ(e.parameter, "mean") << e.what();
   }
 }
+
+// require's parameter and message may be callables, called only when the check fails (a passing
+// validation, inside every call, builds no strings); a failing one says the same as with text.
+TEST(Require, BuildsItsTextOnlyWhenTheCheckFails) {
+  int built = 0;
+  auto param = [&] { ++built; return std::string("filter[1]"); };
+  auto why = [&] { ++built; return "must be positive, got " + std::to_string(-3); };
+  EXPECT_NO_THROW(ops::require(true, "conv_fwd", param, why));
+  EXPECT_EQ(built, 0);
+  try {
+    ops::require(false, "conv_fwd", param, why);
+    FAIL() << "no exception";
+  } catch (const ops::invalid_problem& e) {
+    EXPECT_EQ(built, 2);
+    EXPECT_EQ(e.parameter, "filter[1]");
+    EXPECT_STREQ(e.what(), "conv_fwd: invalid filter[1]: must be positive, got -3");
+  }
+  // A valid problem's validation calls none of its messages; an invalid one names the parameter.
+  ops::conv_problem p;
+  p.ndim = 2, p.N = 2, p.C = p.K = 8;
+  EXPECT_NO_THROW(p.validate("conv_fwd"));
+  p.stride[1] = 0;
+  try {
+    p.validate("conv_fwd");
+    FAIL() << "no exception";
+  } catch (const ops::invalid_problem& e) {
+    EXPECT_EQ(e.parameter, "stride[1]");
+    EXPECT_THAT(e.what(), HasSubstr("must be positive, got 0"));
+  }
+}
 }  // namespace
