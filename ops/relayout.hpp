@@ -28,7 +28,7 @@ struct relayout_problem {
       require(lengths[d] > 0, op, [&] { return "lengths[" + std::to_string(d) + "]"; }, [&] { return "must be positive, got " + std::to_string(lengths[d]); });
     for (const auto& [order, name] : {std::pair{&src_order, "src_order"}, {&dst_order, "dst_order"}}) {
       require(static_cast<int>(order->size()) == r, op, name,
-              [&] { return "must list the " + std::to_string(r) + " dimensions once each, got " + std::to_string(order->size()) + " entries"; });
+              [&, n = order->size()] { return "must list the " + std::to_string(r) + " dimensions once each, got " + std::to_string(n) + " entries"; });
       std::vector<bool> seen(static_cast<std::size_t>(r), false);
       for (int d : *order) {
         require(d >= 0 && d < r && !seen[static_cast<std::size_t>(d)], op, name,
