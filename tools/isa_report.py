@@ -582,8 +582,9 @@ def fatbin_cubins(fb, kinds=(2,)):
                 out.append((f"sm_{sm}", payload))
             elif kind in kinds:  # ELF (cubin)
                 if payload[:4] != b"\x7fELF":
-                    if payload[:4] == b"\x28\xb5\x2f\xfd":
-                        payload = zstd_decompress(payload, usize or 1 << 30)
+                    if payload[:4] == b"\x28\xb5\x2f\xfd":  # the frame is csize bytes of the padded payload, as for PTX
+                        csize, = struct.unpack_from("<I", fb, e + 16)
+                        payload = zstd_decompress(payload[:csize] if 0 < csize <= len(payload) else payload, usize or 1 << 30)
                     else:
                         raise SystemExit(f"fatbin entry sm_{sm}: unknown compression (flags {flags:#x}); use cuobjdump")
                 out.append((f"sm_{sm}", payload))
