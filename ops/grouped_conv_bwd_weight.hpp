@@ -37,7 +37,7 @@ void grouped_conv_bwd_weight(Backend& be, const conv_problem& p, const T* x, con
 
 template <class T, class Backend>
 void grouped_conv_bwd_weight(Backend& be, const conv_problem& p, const T* x, const T* dy, T* dw, gemm_policy policy = {}) {
-  p.validate("grouped_conv_bwd_weight", sizeof(T), conv_bwd_weight_tensors);
+  // The ND form validates (once per call: an ndim outside 1-3 reaches the 3-d form, which rejects it).
   switch (p.ndim) {
     case 1: return grouped_conv_bwd_weight<1>(be, p, x, dy, dw, policy);
     case 2: return grouped_conv_bwd_weight<2>(be, p, x, dy, dw, policy);

@@ -49,8 +49,8 @@ struct launch_args {
   bool block_runs = false;       // each persistent block walks one run of consecutive units (unit_walk)
 };
 // The kernels' parameter: the knobs and C GEMMs. A launch copies all of it into the command stream,
-// so a single GEMM (and the halo kernel, which takes one) carries C = 1 (1.7 KB) instead of the 11.6
-// KB of max_classes, which made each launch cost about 3 us more host time (performance.md section 26).
+// so a single GEMM (and the halo kernel, which takes one) carries C = 1 (1.8 KB) instead of the 11.6
+// KB of max_classes, which cost about 2 us more host time per launch (performance.md section 26).
 template <int C>
 struct args : launch_args {
   gemm_class cls[C];
