@@ -37,7 +37,7 @@ struct a_halo_blocks {
     TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) {
       const int tb = wg * P::row_blocks + b;  // the block's index in the tile: its first row is 64 tb
       long long unused;
-      const bool in = local_digits(c.m, cm, 64 * tb, c.c_m, unused);  // its tap inside the filter
+      const bool in = local_digits<pow2_rows<P>>(c.m, cm, 64 * tb, c.c_m, unused);  // its tap inside the filter
       block[b] = 8u * static_cast<std::uint32_t>(a.k_halo.block_row[in ? tb : 0]);
     }
     TG_UNROLL for (int kk = 0; kk < P::BK / 16; ++kk) step[kk] = 8u * static_cast<std::uint32_t>(a.k_halo.kk_row[kk]);

@@ -28,7 +28,9 @@ struct digits {
   int len[nd] = {1, 1, 1, 1};
   int ext[nd] = {1, 1, 1, 1};
   int tiles[nd] = {1, 1, 1, 1};
-  int shift[nd] = {};            // a tile-local index's digit p is (i >> shift[p]) & (ext[p] - 1)
+  int shift[nd] = {};            // pow2: a tile-local index's digit p is (i >> shift[p]) & (ext[p] - 1)
+  int stride[nd] = {1, 1, 1, 1}; // any extents: ... (i / stride[p]) % ext[p]
+  bool pow2 = true;              // every extent a power of two (all but the taps tile's rows: plan.hpp)
   long long count = 0;           // tiles in all
 };
 
@@ -60,12 +62,14 @@ inline bool fill_digits(const boxes::view_digits& d, int dim, const boxes::exten
     out.tiles[p] = static_cast<int>(ceil_div(d.length[dim][p], index_t{e.e[p]}));
     out.count *= out.tiles[p];
   }
-  int shift = 0;  // tile-local index: the spanned digits in smem order, fastest first
+  int shift = 0, stride = 1;  // tile-local index: the spanned digits in smem order, fastest first
   for (int i = 0; i < n_order; ++i) {
-    out.shift[order[i]] = shift;
+    const int x = e.e[order[i]];
+    out.shift[order[i]] = shift, out.stride[order[i]] = stride;
     int l = 0;
-    while ((1 << l) < e.e[order[i]]) ++l;
-    shift += l;
+    while ((1 << l) < x) ++l;
+    out.pow2 = out.pow2 && (1 << l) == x;
+    shift += l, stride *= x;
   }
   return true;
 }
@@ -146,10 +150,34 @@ class_plan plan_halo(class_plan r, const boxes::view_digits& da, const boxes::vi
   return r;
 }
 
+// The taps tile's row extents (plan.hpp: `blocks` m64 blocks, not a power of two): 64 of the channels
+// (digit pa) and, over the other row digits, extents up to each one's length whose product, the tile's
+// real taps, is at most `blocks` and more than half of them (fewer would leave most of its wgmma idle).
+template <class F>
+void each_tap_extents(const boxes::view_digits& d, int pa, int blocks, F f) {
+  boxes::extents e;
+  e.e[pa] = boxes::swizzle_elems;
+  auto visit = [&](auto&& self, int p, int taps) -> void {
+    if (p == d.count[1]) {
+      if (2 * taps > blocks) f(static_cast<const boxes::extents&>(e));
+      return;
+    }
+    if (p == pa) return self(self, p + 1, taps);
+    for (int x = 1; x * taps <= blocks && x <= d.length[1][p]; ++x) {
+      e.e[p] = x;
+      self(self, p + 1, taps * x);
+    }
+    e.e[p] = 1;
+  };
+  visit(visit, 0, 1);
+}
+
 // plan_class's k-halo branch (backward weight transposed: both operands MN-major, A's rows over taps and
 // channels): A as one halo box per k-tile, B as per-k-tile boxes. The tile's taps and the k-tile's
 // positions are chosen together for the fewest rows the TMA brings: (M tiles) x (k-tiles) x (the
-// halo's rows + B's), each count relative to the unpadded one.
+// halo's rows + B's), each count relative to the unpadded one, and per m64 block that a tile has past
+// its taps (the taps tile's). BM a power of two: power-of-two extents (up to 4 taps); else the taps
+// tile's (each_tap_extents).
 template <int BM, int BN>
 class_plan plan_k_halo(class_plan r, const boxes::view_digits& da, const boxes::view_digits& db, int pa, int pb) {
   using namespace boxes;
@@ -161,8 +189,15 @@ class_plan plan_k_halo(class_plan r, const boxes::view_digits& da, const boxes::
   extents em, ek, en;
   k_halo_boxes h;  // the best (em, ek)'s halo; r.b its B
   std::string why = "no tile of taps and k-tile of positions is a halo of A";
-  each_extents(da.count[1], BM, [&](const extents& m) {
+  auto each_m = [&](auto f) {
+    if constexpr ((BM & (BM - 1)) == 0) each_extents(da.count[1], BM, f);
+    else each_tap_extents(da, pa, BM / swizzle_elems, f);
+  };
+  each_m([&](const extents& m) {
     if (m.e[pa] != swizzle_elems) return;
+    int taps = 1;
+    for (int p = 0; p < da.count[1]; ++p) taps *= p == pa ? 1 : m.e[p];
+    const double idle = static_cast<double>(BM) / (swizzle_elems * taps);  // blocks per real tap
     each_extents(da.count[2], swizzle_elems, [&](const extents& k) {
       for (int p = 0; p < da.count[2]; ++p)  // a k-tile past K must read zero on one side at least
         if (da.length[2][p] % k.e[p] != 0 && !xa.exact[2][p] && !xb.exact[2][p]) return;
@@ -173,7 +208,7 @@ class_plan plan_k_halo(class_plan r, const boxes::view_digits& da, const boxes::
       bool same = b.ok && b.n_order == ha.a.n_order;  // both tiles are [k][rows]: their k rows in one order
       for (int i = 0; same && i < b.n_order; ++i) same = b.order[i] == ha.a.order[i];
       if (!same) return;
-      const double cost = cover_of(da.length[1], da.count[1], m) * cover_of(da.length[2], da.count[2], k) * (ha.h.rows + BN);
+      const double cost = cover_of(da.length[1], da.count[1], m) * idle * cover_of(da.length[2], da.count[2], k) * (ha.h.rows + BN);
       if (found && cost >= least - 1e-9) return;
       found = true, least = cost, em = m, ek = k, en = n, h = std::move(ha), r.b = b;
     });

@@ -1,4 +1,4 @@
-// A consumer warpgroup: BM/2 rows of the block's tile, in m64 blocks. Per k-tile it waits for the
+// A consumer warpgroup: BM/consumers rows of the block's tile, in m64 blocks. Per k-tile it waits for the
 // stage's full barrier, issues the k-tile's wgmma batch straight from the swizzled shared tiles (A's
 // blocks where a_blocks.hpp says they lie), and releases the stage the previous batch read once that
 // batch has retired (one batch stays in flight).
@@ -12,7 +12,7 @@
 
 namespace tg::tma_gemm {
 #if defined(TG_NV_WGMMA)
-// acc[b] (rows 64 b.. of this warpgroup's BM/2, all BN columns) = the sum over k-tiles [kb, ke) of A * B.
+// acc[b] (rows 64 b.. of this warpgroup's BM/consumers, all BN columns) = the sum over k-tiles [kb, ke) of A * B.
 template <class E, class P, bool AMn, bool BMn>
 __device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, long long kb, long long ke, const a_blocks<E, P, AMn>& ab,
                                     float (&acc)[P::row_blocks][P::BN / 8][4], bool release_early) {

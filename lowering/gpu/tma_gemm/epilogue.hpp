@@ -43,10 +43,10 @@ struct c_writer {
     int cm[nd];
     corner(c.m, w.tm, cm);
     corner(c.n, w.tn, cn);
-    // Block b, half h -> tile row wg * BM/2 + 64 b + 16 warp + lane/4 + 8 h.
+    // Block b, half h -> tile row wg * BM/consumers + 64 b + 16 warp + lane/4 + 8 h.
     TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h) {
-      const int r = wg * (P::BM / 2) + 64 * b + 16 * warp + lane / 4 + 8 * h;
-      row_ok[b][h] = local_digits(c.m, cm, r, c.c_m, row_off[b][h]);
+      const int r = wg * (P::BM / P::consumers) + 64 * b + 16 * warp + lane / 4 + 8 * h;
+      row_ok[b][h] = local_digits<pow2_rows<P>>(c.m, cm, r, c.c_m, row_off[b][h]);
       row_off[b][h] += c.c_off0 + c.c_g * w.g;
     }
     if (vectors) {  // one spanned column digit, contiguous in C: column i is col0 + i

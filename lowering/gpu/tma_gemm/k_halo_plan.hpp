@@ -17,12 +17,13 @@
 #include "lowering/gpu/boxes.hpp"
 
 namespace tg::tma_gemm {
+constexpr int k_halo_max_blocks = 9;  // m64 blocks (taps) of a tile: 4 (256 rows) or 9 (the taps tile, plan.hpp)
 struct k_halo_plan {
   bool on = false;
   int rows = 0;          // the halo box's 128-byte rows
   int sbo_rows = 0;      // rows between a k16 step's two groups of 8 positions (the descriptor's SBO / 128)
   int kk_row[4] = {};    // per k16 step of the k-tile: the halo row of its first position (before the tap's shift)
-  int block_row[4] = {}; // per m64 block of the tile: the rows its tap shifts every position by
+  int block_row[k_halo_max_blocks] = {}; // per m64 block of the tile: the rows its tap shifts every position by
 };
 
 struct k_halo_boxes {
@@ -48,7 +49,7 @@ inline k_halo_boxes k_halo_of(const boxes::view_axes& x, const boxes::view_digit
   k_halo_boxes r;
   auto fail = [&](std::string w) { r.ok = false, r.why = std::move(w); return r; };
   if (!x.ok) return fail(x.why);
-  if (rows % 64 != 0 || rows / 64 > 4) return fail("tiles of 64 to 256 rows");
+  if (rows % 64 != 0 || rows / 64 > k_halo_max_blocks) return fail("tiles of 64 to 576 rows");
   int inner = -1;
   for (int p = 0; p < d.count[1]; ++p)
     if (x.axis[1][p] == 0 && x.coef[1][p] == 1) inner = p;

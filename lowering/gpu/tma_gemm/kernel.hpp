@@ -1,7 +1,7 @@
 // The TMA GEMM kernel (sm_90a): warp-specialized and persistent. Warpgroup 0 is the producer (one
 // thread issues TMA box loads into an S-stage ring guarded by full/empty mbarriers; it gives its
-// registers to the consumers); warpgroups 1 and 2 are the consumers (wgmma from the swizzled stages,
-// fp32 accumulators in registers, then the epilogue). Each block walks work units blockIdx.x,
+// registers to the consumers); the other warpgroups (two, three for the taps tile) are the consumers
+// (wgmma from the swizzled stages, fp32 accumulators in registers, then the epilogue). Each block walks work units blockIdx.x,
 // blockIdx.x + gridDim.x, ...; the ring runs on across units, so the producer fetches the next tile
 // while the consumers store this one. A split tile's last unit adds the splits' partials first.
 #pragma once

@@ -65,10 +65,9 @@ template <class E, class P, bool AMn, bool BMn, int C>
 void launch_as(gpu_backend& be, const args<C>& a, long long tiles) {
   const unsigned grid = static_cast<unsigned>(a.units < be.processors() ? a.units : be.processors());
   TG_LAUNCH((tma_gemm_kernel<E, P, AMn, BMn, C>), grid, P::threads, P::smem_bytes, be.stream, a);
-  if (a.splits > 1 && !a.fused_split) {  // the tile's pieces shared by blocks enough for two waves
-    const long long want = ceil_div(2LL * be.processors(), tiles);
-    const dim3 g(static_cast<unsigned>(tiles), static_cast<unsigned>(want < P::BN / 8 ? want : P::BN / 8));
-    TG_LAUNCH((split_sum_kernel<E, P, C>), g, 128 * P::consumers, 0, be.stream, a);
+  if (a.splits > 1 && !a.fused_split) {  // a block per 32 pieces of a tile's partial
+    const dim3 g(static_cast<unsigned>(tiles), static_cast<unsigned>(split_sum_blocks_per_tile<P>()));
+    TG_LAUNCH((split_sum_kernel<E, P, C>), g, 32 * split_sum_warps, 0, be.stream, a);
   }
 }
 
@@ -89,6 +88,14 @@ bool plan_batch(const std::vector<V>& vs, class_plan (&plans)[max_classes], int&
     if (!tma_aligned(plans[t].a.box, a) || !tma_aligned(plans[t].b.box, b)) return why = "an operand is not 16-byte aligned", false;
   }
   return true;
+}
+
+// The split-K count of a single GEMM's plan: the policy's, else plan.hpp's choice for its tiles.
+inline long long splits_of(const gpu_backend& be, const class_plan& p, gemm_policy pol) {
+  const long long kt = p.k.count, tiles = p.m.count * p.n.count * p.groups;
+  const schedule& sc = sm90_schedule();
+  const long long want = pol.k_splits > 0 ? pol.k_splits : choose_splits(tiles, be.processors(), kt, sc.fused_split_max, sc.split_cost);
+  return want < 1 ? 1 : want > kt ? kt : want;
 }
 
 // Fills the kernel's arguments from the plans (tensor maps, digits, C, split-K) and launches.
@@ -117,11 +124,8 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
     a.halo = plans[0].halo;
     a.block_runs = P::resident && plans[0].groups > 1;  // a resident B per group: runs of units cross few groups
   } else if (batch.count() == 1 && plans[0].ok && plans[0].has_k) {  // split-K where the tiles alone cannot fill the GPU
-    const long long kt = plans[0].k.count, tiles = plans[0].m.count * plans[0].n.count * plans[0].groups;
-    const schedule& sc = sm90_schedule();
-    long long want = pol.k_splits > 0 ? pol.k_splits : choose_splits(tiles, be.processors(), kt, sc.fused_split_max, sc.split_cost);
-    want = want < 1 ? 1 : want > kt ? kt : want;
-    a.k_chunk = ceil_div(kt, want);
+    const long long kt = plans[0].k.count;
+    a.k_chunk = ceil_div(kt, splits_of(be, plans[0], pol));
     a.splits = static_cast<int>(ceil_div(kt, a.k_chunk));
     a.fused_split = a.splits > 1 && a.splits <= sm90_schedule().fused_split_max;
   } else {
@@ -132,6 +136,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
     gemm_class& c = a.cls[t];
     c.unit0 = a.units;
     if (!p.ok) continue;  // an empty GEMM
+    if (pow2_rows<P> && !(p.m.pow2 && p.n.pow2)) return why = "the kernel's tile takes power-of-two extents only", false;
     const V& v = vs[t];
     c.m = p.m, c.n = p.n, c.k = p.k;
     c.groups = p.groups;
@@ -215,16 +220,32 @@ constexpr bool k_halo_views() {
 }
 
 // Backward weight of a stride-1 convolution (both operands MN-major), planned as dW^T = im2col(x)^T dy
-// so that a tile's m64 blocks are filter taps: A as one halo per k-tile (k_halo_plan.hpp) on 256x64
-// tiles, or why not.
-template <class E, class Batch, class V>
-bool run_k_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
-  using P = k_halo_tile<256, 64>;
+// so that a tile's m64 blocks are filter taps: A as one halo per k-tile (k_halo_plan.hpp) on the taps
+// tile (a 3x3 filter plane per tile) where it plans, else on 256x64 tiles, or why not.
+// The taps tile is refused where its splits would be chunks of fewer than taps_tile_min_chunk k-tiles
+// (few positions: ResNeXt's C1024 7x7 layer, 16 tiles x 16 splits of 4 k-tiles, took 34 us plus 56 us
+// of split_sum_kernel on 37.7 MB of partials against 96 us on 256x64 tiles: performance.md section 27).
+constexpr long long taps_tile_min_chunk = 8;
+template <class E, class P, class Batch, class V>
+bool run_k_halo_on(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
   class_plan plans[max_classes];
   int orient;
   if (!plan_batch<P, true, halo_kind::k>(vs, plans, orient, why)) return false;
   if (orient != 3 || !plans[0].ok || !plans[0].has_k) return why = "no reduction to share halos over", false;
+  if constexpr (std::is_same_v<P, k_halo_taps_tile>) {
+    const long long splits = splits_of(be, plans[0], pol);
+    if (pol.k_splits <= 0 && splits > 1 && plans[0].k.count / splits < taps_tile_min_chunk)
+      return why = "the taps tile's split-K chunks would be under " + std::to_string(taps_tile_min_chunk) + " k-tiles", false;
+  }
   return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
+}
+// columns: the GEMM's output channels (M before transposing); 256x64 only where they fit one tile (more
+// were not measured faster than the untransposed boxes: section 24).
+template <class E, class Batch, class V>
+bool run_k_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, index_t columns, std::string& why) {
+  if (sm90_schedule().k_halo_taps && run_k_halo_on<E, k_halo_taps_tile>(be, batch, vs, ep, pol, why)) return true;
+  if (columns > 64) return why += "; 256x64 k-halo tiles: at most 64 output channels", false;
+  return run_k_halo_on<E, k_halo_tile<256, 64>>(be, batch, vs, ep, pol, why);
 }
 
 template <class E, class P, bool T = false, class Batch, class V>
@@ -276,12 +297,12 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     if (sched.halo && !sched.force_tile && pol.k_splits <= 1 && vs.size() == 1 && (orient == 0 || orient == 1) && max_m >= 256) {
       if (max_n <= 64 ? run_halo<E, 64>(be, batch, vs, ep, pol, why256) : run_halo<E, 128>(be, batch, vs, ep, pol, why256)) return why = why256, true;
     }
-    // Backward weight at stride 1 with at most 64 output channels: the taps of a tile share one halo of
-    // x per k-tile (transposed, 256x64 tiles). With more, 256x128 k-halo tiles measured up to 1.6x
-    // slower than the untransposed 256x128 boxes (performance.md section 24: a k-tile costs the same
-    // wgmma time either way, and the transposed tile's 4th tap of a 3x3 row is wasted): not built.
+    // Backward weight at stride 1 with at most 128 output channels (schedule): the taps of a tile share
+    // one halo of x per k-tile (transposed: the taps tile, a 3x3 filter plane per tile, or 256x64). With
+    // more, each 64-column tile brings its own halo and the untransposed 256x128 boxes are faster
+    // (performance.md section 27: C256 14x14 108 against 100 us, C512 7x7 191 against 119).
     if constexpr (k_halo_views<Batch>()) {
-      if (sched.k_halo && !sched.force_tile && orient == 3 && vs.size() == 1 && max_m <= 64 && run_k_halo<E>(be, batch, vs, ep, pol, why256))
+      if (sched.k_halo && !sched.force_tile && orient == 3 && vs.size() == 1 && max_m <= sched.k_halo_max_columns && run_k_halo<E>(be, batch, vs, ep, pol, max_m, why256))
         return why = why256, true;
     }
     // A single GEMM with both operands MN-major (backward weight) whose M fills at most a 64-column

@@ -117,17 +117,22 @@ TG_HD inline void corner(const digits& d, long long t, int (&out)[nd]) {
 }
 
 // Local index i of a tile of `d`'s digits (corner: the tile's): its part of an offset with coefs c,
-// false past the dimension's edge.
+// false past the dimension's edge. Pow2: every extent a power of two (a tile of a power-of-two side:
+// shifts and masks; the taps tile's rows divide, once per unit), so other kernels carry no division.
+template <bool Pow2 = true>
 TG_HD inline bool local_digits(const digits& d, const int (&corner)[nd], int i, const long long (&c)[nd], long long& off) {
   bool ok = true;
   off = 0;
   TG_UNROLL for (int p = 0; p < nd; ++p) {
-    const int v = corner[p] + ((i >> d.shift[p]) & (d.ext[p] - 1));
+    const int v = corner[p] + (Pow2 ? (i >> d.shift[p]) & (d.ext[p] - 1) : i / d.stride[p] % d.ext[p]);
     ok = ok && v < d.len[p];
     off += c[p] * v;
   }
   return ok;
 }
+// Whether tile P's rows are a power of two (its plans' row extents then are: class_plan.hpp).
+template <class P>
+constexpr bool pow2_rows = (P::BM & (P::BM - 1)) == 0;
 
 // The k-tiles [begin, end) of a unit's split.
 TG_HD inline void k_range(const launch_args& a, const gemm_class& k, long long split, long long& begin, long long& end) {

@@ -1,5 +1,5 @@
 // The schedule of the TMA GEMM pipeline on sm_90a, in one table: tile shapes, ring depth and the
-// register split between the producer warpgroup and the two consumer warpgroups. Chosen per problem
+// register split between the producer warpgroup and the consumer warpgroups. Chosen per problem
 // by choose_tile below from the problem's traits (sizes, operand orientation), never from which op
 // runs.
 #pragma once
@@ -9,23 +9,25 @@
 #include "lowering/gpu/split_k.hpp"
 
 namespace tg::tma_gemm {
-// BM rows (the two consumer warpgroups take BM/2 each, in m64 blocks of wgmma), BN columns (wgmma n),
+// BM rows (the consumer warpgroups, two but for the taps tile's three, share them in m64 blocks of wgmma), BN columns (wgmma n),
 // BK = 64 (one 128-byte swizzled row of 16-bit elements), as many stages as shared memory holds.
 constexpr int k_halo_rows = 128;  // the most rows of a k-halo (k_halo_tile below)
-template <int BM_, int BN_, bool KHalo = false>
+template <int BM_, int BN_, bool KHalo = false, int Consumers = 2>
 struct tile {
   static constexpr bool resident = false;  // B goes through the k-tile ring (halo_tile may keep it)
   static constexpr bool k_halo = KHalo;    // A's stage holds one halo of k_halo_rows rows (k_halo_tile)
   static constexpr int BM = BM_, BN = BN_, BK = 64;
-  static constexpr int consumers = 2;
+  static constexpr int consumers = Consumers;
   static constexpr int row_blocks = BM / 64 / consumers;  // m64 blocks per consumer warpgroup
+  static_assert(row_blocks * 64 * consumers == BM, "BM: whole m64 blocks per consumer");
   static constexpr int threads = 128 * (1 + consumers);
   // setmaxnreg moves registers within the block's allocation at launch (threads x the launch bound's
-  // 168): asking for more than it frees blocks forever. One thread issues the copies (its coordinates
-  // spilled under 40); the consumers hold the accumulators (row_blocks * BN / 2 per thread).
+  // 168, or 128 with three consumers): asking for more than it frees blocks forever. One thread issues
+  // the copies (its coordinates spilled under 40); the consumers hold the accumulators (row_blocks *
+  // BN / 2 per thread: 128 for 256x128, 96 for the taps tile).
   static constexpr int entry_regs = 65536 / threads / 8 * 8;
   static constexpr int producer_regs = 56;
-  static constexpr int consumer_regs = 224;
+  static constexpr int consumer_regs = consumers == 2 ? 224 : 152;
   static_assert(128 * producer_regs + 128 * consumers * consumer_regs <= threads * entry_regs, "setmaxnreg would wait forever");
   static constexpr int a_bytes = (KHalo ? k_halo_rows : BM) * BK * 2, b_bytes = BN * BK * 2;
   static constexpr int stage_bytes = a_bytes + b_bytes;
@@ -44,6 +46,14 @@ struct tile {
 // m64 blocks (taps) read windows of, instead of 4 boxes of 64 rows: 16 KB instead of 32 per stage.
 template <int BM, int BN>
 using k_halo_tile = tile<BM, BN, true>;
+
+// The taps tile (a k-halo tile of 9 m64 blocks: the 9 taps of a 3x3 filter plane, 64 channels each,
+// three per consumer warpgroup): one halo per k-tile serves the whole filter plane, where 256-row tiles
+// cut it into three filter rows that each bring their own halo and dy rows (a 3x3 layer with 8x8
+// positions per k-tile: 100 + 64 rows per k-tile for 9 taps instead of 3 x (80 + 64) for 9 of 12 taps;
+// performance.md section 27). Its rows' tile-local index is not a power of two (class_plan.hpp).
+constexpr int taps_tile_blocks = 9;
+using k_halo_taps_tile = tile<64 * taps_tile_blocks, 64, true, 3>;
 
 // The halo pipeline's tile (halo_kernel.hpp, halo_plan.hpp): BM x BN like `tile`, with A in two halo
 // stages (one box per channel block that every filter tap reads a window of) and B alone in the
@@ -140,7 +150,7 @@ constexpr long long choose_splits(long long tiles, long long sms, long long k_ti
 // to 8 splits (one unit reads 8 x 128 KB from L2 in a few us), by a kernel of their own past that. An experiment may override any field without a
 // rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0,
 // TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1, TG_TMA_HALO=0|1,
-// TG_TMA_K_HALO=0|1, TG_TMA_SPLIT_COST=write,read
+// TG_TMA_K_HALO=0|1, TG_TMA_K_HALO_TAPS=0|1, TG_TMA_K_HALO_MAX_COLUMNS=n, TG_TMA_SPLIT_COST=write,read
 // (0,0: splits chosen by the fill of the waves alone, as before section 23).
 struct schedule {
   bool release_early = false;
@@ -149,6 +159,8 @@ struct schedule {
   bool step_boxes = true;        // MN-major tiles as boxes stepping along a filter tap (boxes.hpp) where that pads less
   bool halo = true;              // K-major A over filter taps as one halo box per channel block (halo_plan.hpp)
   bool k_halo = true;            // backward weight's A over filter taps as one halo box per k-tile (k_halo_plan.hpp)
+  bool k_halo_taps = true;       // ... on the taps tile (a 3x3 filter plane per tile) where it plans
+  int k_halo_max_columns = 128;  // ... for backward weight with at most this many output channels (per group)
   split_costs split_cost;
   int l2_promotion_bytes = 256;
   bool force_tile = false;
@@ -164,6 +176,8 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_STEP_BOXES")) r.step_boxes = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_HALO")) r.halo = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_K_HALO")) r.k_halo = std::strcmp(t, "0") != 0;
+    if (const char* t = std::getenv("TG_TMA_K_HALO_TAPS")) r.k_halo_taps = std::strcmp(t, "0") != 0;
+    if (const char* t = std::getenv("TG_TMA_K_HALO_MAX_COLUMNS")) r.k_halo_max_columns = std::atoi(t);
     if (const char* t = std::getenv("TG_TMA_SPLIT_COST")) {
       const char* comma = std::strchr(t, ',');
       r.split_cost = {std::atoi(t), comma ? std::atoi(comma + 1) : 0};

@@ -6,8 +6,11 @@
 //   that counts last adds the splits' partials from L2 (written microseconds before) and runs the
 //   ordinary epilogue: no second kernel;
 // - many (few tiles, a long reduction: backward weight): one unit reading them all would take longer
-//   than the splits themselves, so split_sum_kernel adds them, its blocks sharing each tile's pieces.
-// Both add in split order from zero, so C is bit-identical run to run, whoever finishes last.
+//   than the splits themselves, so split_sum_kernel adds them, its blocks sharing each tile's pieces
+//   and its warps runs of the splits.
+// Both add in a fixed order (the last split: split order from zero; split_sum_kernel: 8 runs of
+// consecutive splits, each in order, then the runs in order), so C is bit-identical run to run, whoever
+// finishes last.
 #pragma once
 #include "arch/block.hpp"
 #include "arch/mbarrier_nvidia.hpp"
@@ -58,34 +61,50 @@ __device__ inline bool reduce_split(const launch_args& a, const unit& w, long lo
   return true;
 }
 
-// Many splits: block (tile, r) of 128 x consumers threads (thread ct in the role of consumer thread
-// ct) adds the tile's pieces of columns r, r + gridDim.y, ... (in 8s) and stores them through the
-// epilogue's c_writer. Launched after the GEMM kernel (launch.hpp), for a single GEMM (class 0).
-// One block per multiprocessor assumed by the bound (a handful of tiles' blocks run at once): without
-// it ptxas aimed at full occupancy and spilled 4-8 bytes in the 256-row tiles' kernels (fp16 and bf16).
+// Many splits: a tile's partials are splits x BM x BN floats (132 x 147 KB for the taps tile), too many
+// for a few blocks that each walk all the splits of their pieces one load after another (measured: 40
+// us for one 576x64 tile of 132 splits when blocks took whole columns). Block (tile, r) takes 32
+// consecutive pieces of the partial (one 16-byte piece per lane; 32 consecutive consumer threads'
+// piece q: split_piece_at's layout, so every load is coalesced) and its 8 warps take 8 consecutive runs
+// of the splits, each added in split order, then warp 0 adds the 8 runs in order and stores through the
+// epilogue's c_writer in the role of the consumer thread that held the piece. A fixed order whoever
+// runs first: C is bit-identical run to run. Launched after the GEMM kernel (launch.hpp), for a single
+// GEMM (class 0). (Blocks of 4 pieces a lane with all their loads in flight measured slower on 5 of 6
+// layers: performance.md section 27.)
+constexpr int split_sum_warps = 8;
+template <class P>
+constexpr int split_sum_blocks_per_tile() {  // 32 pieces a block
+  return 128 * P::consumers * split_pieces<P>() / 32;
+}
 template <class E, class P, int C>
-__global__ void __launch_bounds__(128 * P::consumers, 1) split_sum_kernel(const __grid_constant__ args<C> a) {
-  constexpr int J = P::BN / 8;
+__global__ void __launch_bounds__(32 * split_sum_warps) split_sum_kernel(const __grid_constant__ args<C> a) {
+  constexpr int T = 128 * P::consumers, J = P::BN / 8;
+  __shared__ float4 runs[split_sum_warps][32];
   const long long tile = blockIdx.x;
-  const int ct = threadIdx.x;
-  const gemm_class& c = a.cls[0];
-  const unit w = locate(a, tile * a.splits);  // the tile's first split
-  const c_writer<E, P> out(a, c, w, ct / 128, ct % 128);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int piece = blockIdx.y * 32 + lane, q = piece / T, ct = piece % T;  // T is a multiple of 32: one q a block
+  const int per = (a.splits + split_sum_warps - 1) / split_sum_warps, s0 = warp * per, s1 = s0 + per < a.splits ? s0 + per : a.splits;
   const float4* const ws = reinterpret_cast<const float4*>(a.ws);
-  for (int j = blockIdx.y; j < J; j += gridDim.y) TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) {
-    const int q = b * J + j;
-    float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    int s = 0;
-    for (; s + 4 <= a.splits; s += 4) {  // four loads in flight, added in split order
-      float4 x[4];
-      TG_UNROLL for (int i = 0; i < 4; ++i) x[i] = ws[split_piece_at<P>(a, tile, s + i, q, ct)];
-      TG_UNROLL for (int i = 0; i < 4; ++i) v[0] += x[i].x, v[1] += x[i].y, v[2] += x[i].z, v[3] += x[i].w;
-    }
-    for (; s < a.splits; ++s) {
-      const float4 x = ws[split_piece_at<P>(a, tile, s, q, ct)];
-      v[0] += x.x, v[1] += x.y, v[2] += x.z, v[3] += x.w;
-    }
-    out.piece(b, j, v);
+  float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  int s = s0;
+  for (; s + 4 <= s1; s += 4) {  // four loads in flight, added in split order
+    float4 x[4];
+    TG_UNROLL for (int i = 0; i < 4; ++i) x[i] = ws[split_piece_at<P>(a, tile, s + i, q, ct)];
+    TG_UNROLL for (int i = 0; i < 4; ++i) v.x += x[i].x, v.y += x[i].y, v.z += x[i].z, v.w += x[i].w;
   }
+  for (; s < s1; ++s) {
+    const float4 x = ws[split_piece_at<P>(a, tile, s, q, ct)];
+    v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
+  }
+  runs[warp][lane] = v;
+  __syncthreads();
+  if (warp != 0) return;
+  float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  TG_UNROLL for (int w = 0; w < split_sum_warps; ++w) {
+    const float4 x = runs[w][lane];
+    sum[0] += x.x, sum[1] += x.y, sum[2] += x.z, sum[3] += x.w;
+  }
+  const c_writer<E, P> out(a, a.cls[0], locate(a, tile * a.splits), ct / 128, ct % 128);
+  out.piece(q / J, q % J, sum);
 }
 }  // namespace tg::tma_gemm

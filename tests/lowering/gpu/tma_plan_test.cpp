@@ -47,7 +47,9 @@ float tma_element(const tg::arch::tma_box& b, const float* data, const int (&x)[
 bool digits_at(const tg::tma_gemm::digits& d, const int (&corner)[4], int i, int (&out)[4]) {
   bool in = true;
   for (int p = 0; p < 4; ++p) {
-    out[p] = corner[p] + ((i >> d.shift[p]) & (d.ext[p] - 1));
+    // By division whatever the extents, so that the kernel's shifts for powers of two are checked too.
+    out[p] = corner[p] + i / d.stride[p] % d.ext[p];
+    if (d.pow2) EXPECT_EQ(out[p], corner[p] + ((i >> d.shift[p]) & (d.ext[p] - 1)));
     in = in && out[p] < d.len[p];
   }
   return in;
@@ -109,6 +111,7 @@ std::vector<float> fetch_halo(const tg::tma_gemm::class_plan& p, const View& v, 
 }
 
 int k_halo_plans = 0;   // plans checked whose A is one halo per k-tile
+int taps_plans = 0;     // ... of them on the taps tile
 
 // A k-halo plan's A tile, as the kernel's wgmma reads it (consumer.hpp's a_blocks): the halo box the TMA
 // brings for the k-tile; row r of the tile (block r / 64: a tap, channel r % 64) at k position k reads
@@ -272,6 +275,13 @@ bool check_tiles(const Views& v, bool expect) {
   };
   k_halo(std::integral_constant<int, 64>{});
   k_halo(std::integral_constant<int, 128>{});  // not launched (launch.hpp), but the plan is general
+  // The taps tile (plan.hpp: 9 m64 blocks, a tile-local row index that is not a power of two).
+  {
+    using T = tg::tma_gemm::k_halo_taps_tile;
+    SCOPED_TRACE("k-halo taps tile");
+    const auto p = tg::tma_gemm::plan_class<T::BM, T::BN, true, tg::tma_gemm::halo_kind::k>(v);
+    if (p.ok) check_plan<T::BM, T::BN>(transposed_views<Views>(v), p), ++taps_plans;
+  }
   return any;
 }
 
@@ -437,9 +447,22 @@ TEST(TmaPlan, KHaloOfBackwardWeight) {
   EXPECT_EQ(h.k_halo.sbo_rows, 8);  // a k16 step: 16 positions of one output row
   EXPECT_EQ(h.k_halo.block_row[1] - h.k_halo.block_row[0], 1);  // the next tap along w: one row on
   EXPECT_EQ(h.m.count, 3 * 2);  // 3 filter rows x 2 blocks of the 72 channels
+  // The taps tile: all 9 taps of the 3x3 filter in one tile (blocks 0-2 the first filter column), a k-tile
+  // of 8 x 8 positions, one halo of 10 x 10 rows for all of them.
+  using T = tg::tma_gemm::k_halo_taps_tile;
+  const auto t = tg::tma_gemm::plan_class<T::BM, T::BN, true, tg::tma_gemm::halo_kind::k>(weight_views(p, y, x, w));
+  ASSERT_TRUE(t.ok) << t.why;
+  EXPECT_EQ(t.k_halo.rows, 10 * 10);
+  EXPECT_EQ(t.k_halo.sbo_rows, 10);  // a k16 step: two output rows of 8 positions, a halo row of 10 apart
+  EXPECT_EQ(t.k_halo.block_row[1] - t.k_halo.block_row[0], 10);  // the next tap along h (the view's faster tap digit): a halo row on
+  EXPECT_EQ(t.k_halo.block_row[3] - t.k_halo.block_row[0], 1);   // the next tap along w
+  EXPECT_EQ(t.k_halo.block_row[8] - t.k_halo.block_row[0], 22);
+  EXPECT_EQ(t.m.count, 2);  // the 72 channels' two blocks, the whole filter in each
+  EXPECT_FALSE(t.m.pow2);
   p.stride[0] = p.stride[1] = 2;
   EXPECT_FALSE((tg::tma_gemm::plan_class<256, 64, true, tg::tma_gemm::halo_kind::k>(weight_views(p, y, x, w)).ok))
       << "stride 2: a k16 step's positions are not consecutive halo rows";
+  EXPECT_FALSE((tg::tma_gemm::plan_class<T::BM, T::BN, true, tg::tma_gemm::halo_kind::k>(weight_views(p, y, x, w)).ok));
 }
 
 // A 3-d layer's backward weight gets k-halo plans too (the random 3-d problems may have none: one
@@ -450,9 +473,25 @@ TEST(TmaPlan, KHaloOfBackwardWeight3D) {
   for (int d = 0; d < 3; ++d) p.filter[d] = 3, p.pad_l[d] = p.pad_r[d] = 1;
   p.in[0] = 5, p.in[1] = 9, p.in[2] = 10;
   std::mt19937 rng(11);
-  const int before = k_halo_plans;
+  const int before = k_halo_plans, taps_before = taps_plans;
   check_problem<3>(p, rng, true);
   EXPECT_GE(k_halo_plans, before + 1) << "3-d backward weight has a k-halo plan";
+  EXPECT_GE(taps_plans, taps_before + 1) << "... on the taps tile (a filter plane per tile)";
+}
+// The taps tile plans only where more than half of its 9 blocks are taps: a 1-d filter of 3 keeps the
+// 256-row k-halo tile, one of 7 takes it (7 of 9 blocks real).
+TEST(TmaPlan, TapsTileWhereMostBlocksAreTaps) {
+  tg::ops::conv_problem p;
+  p.ndim = 1, p.N = 2, p.K = 64, p.C = 64, p.filter[0] = 3, p.in[0] = 70, p.pad_l[0] = p.pad_r[0] = 1;
+  std::mt19937 rng(5);
+  int taps = taps_plans, k_halo = k_halo_plans;
+  check_problem<1>(p, rng, true);
+  EXPECT_EQ(taps_plans, taps) << "a filter of 3: no taps tile";
+  EXPECT_GT(k_halo_plans, k_halo) << "a filter of 3: the 256-row k-halo tile";
+  p.filter[0] = 7, p.pad_l[0] = p.pad_r[0] = 3;
+  taps = taps_plans;
+  check_problem<1>(p, rng, true);
+  EXPECT_GT(taps_plans, taps) << "a filter of 7: the taps tile";
 }
 TEST(TmaPlan, GroupsFirst2D) { check_random<2>(L::gnhwc, 64, true); }
 // Odd channel counts and channels-first: whatever plans exist must be right (most are refused).
