@@ -29,8 +29,8 @@ std::vector<long long> numbers(const tm::class_plan& p) {
     for (int x : o->order) v.push_back(x);
   }
   for (const auto* d : {&p.m, &p.n, &p.k}) {
-    v.push_back(d->count);
-    for (int q = 0; q < tm::nd; ++q) v.insert(v.end(), {d->len[q], d->ext[q], d->tiles[q], d->shift[q]});
+    v.insert(v.end(), {d->count, d->pow2});
+    for (int q = 0; q < tm::nd; ++q) v.insert(v.end(), {d->len[q], d->ext[q], d->tiles[q], d->shift[q], d->stride[q]});
   }
   for (int q = 0; q < tm::nd; ++q) v.insert(v.end(), {p.c_m[q], p.c_n[q]});
   return v;
