@@ -123,9 +123,9 @@ def classify(d, unit="ops"):
                 (" ring" if flags[:1] == ["true"] else "") + (" waited" if flags[1:2] == ["false"] else "")
     elif kind.startswith("relayout"):
         op = "relayout"
-    elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN, KHalo>, AMn, BMn, GEMMs>: one kernel serves every op (params decide)
+    elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN, KHalo, Consumers>, AMn, BMn, GEMMs>: one kernel serves every op (params decide)
         op = "conv GEMMs"
-        m = re.search(r"[^_]tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)(?:, (?:\(int\))?(\d+))?>", d)
+        m = re.search(r"[^_]tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?(?:, (?:\(int\))?\d+)?>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)(?:, (?:\(int\))?(\d+))?>", d)
         # tma_halo_kernel<E, halo_tile<BM, BN, Resident>, BMn>
         h = re.search(r"halo_tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?>, (?:\(bool\))?(\w+)>", d)
         mn = lambda b: "MN" if b in ("true", "1") else "K"

@@ -37,7 +37,8 @@ struct c_writer {
   long long row_off[P::row_blocks][2];
   bool row_ok[P::row_blocks][2];
 
-  __device__ c_writer(const launch_args& a, const gemm_class& cls, const unit& w, int wg, int t)
+  // only: the one m64 block whose rows are worked out (-1: all; the others then are never stored).
+  __device__ c_writer(const launch_args& a, const gemm_class& cls, const unit& w, int wg, int t, int only = -1)
       : out(static_cast<E*>(a.c)), alpha(a.alpha), vectors(a.c_vectors), quad(t % 32 % 4), c(cls) {
     const int warp = t / 32, lane = t % 32;
     int cm[nd];
@@ -46,6 +47,10 @@ struct c_writer {
     // Block b, half h -> tile row wg * BM/consumers + 64 b + 16 warp + lane/4 + 8 h.
     TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int h = 0; h < 2; ++h) {
       const int r = wg * (P::BM / P::consumers) + 64 * b + 16 * warp + lane / 4 + 8 * h;
+      if (only >= 0 && b != only) {
+        row_ok[b][h] = false, row_off[b][h] = 0;
+        continue;
+      }
       row_ok[b][h] = local_digits<pow2_rows<P>>(c.m, cm, r, c.c_m, row_off[b][h]);
       row_off[b][h] += c.c_off0 + c.c_g * w.g;
     }

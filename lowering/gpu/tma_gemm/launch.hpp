@@ -127,7 +127,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
     const long long kt = plans[0].k.count;
     a.k_chunk = ceil_div(kt, splits_of(be, plans[0], pol));
     a.splits = static_cast<int>(ceil_div(kt, a.k_chunk));
-    a.fused_split = a.splits > 1 && a.splits <= sm90_schedule().fused_split_max;
+    a.fused_split = P::fused_split && a.splits > 1 && a.splits <= sm90_schedule().fused_split_max;
   } else {
     for (index_t t = 0; t < batch.count(); ++t) a.k_chunk = plans[t].k.count > a.k_chunk ? plans[t].k.count : a.k_chunk;
   }

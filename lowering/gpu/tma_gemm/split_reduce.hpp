@@ -45,6 +45,7 @@ __device__ inline bool reduce_split(const launch_args& a, const unit& w, long lo
   float4* const ws = reinterpret_cast<float4*>(a.ws);
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int j = 0; j < J; ++j)
     ws[split_piece_at<P>(a, tile, w.split, b * J + j, ct)] = make_float4(acc[b][j][0], acc[b][j][1], acc[b][j][2], acc[b][j][3]);
+  if constexpr (!P::fused_split) return false;  // split_sum_kernel adds them (plan.hpp: the taps tile)
   if (!a.fused_split) return false;      // split_sum_kernel adds them
   arch::device_fence();                  // the partial before the count
   arch::named_barrier_sync(1, T);        // every consumer thread's partial written
@@ -104,7 +105,8 @@ __global__ void __launch_bounds__(32 * split_sum_warps) split_sum_kernel(const _
     const float4 x = runs[w][lane];
     sum[0] += x.x, sum[1] += x.y, sum[2] += x.z, sum[3] += x.w;
   }
-  const c_writer<E, P> out(a, a.cls[0], locate(a, tile * a.splits), ct / 128, ct % 128);
-  out.piece(q / J, q % J, sum);
+  const c_writer<E, P> out(a, a.cls[0], locate(a, tile * a.splits), ct / 128, ct % 128, q / J);
+  TG_UNROLL for (int b = 0; b < P::row_blocks; ++b)  // the block by a constant index: the writer's rows stay in registers
+    if (b == q / J) out.piece(b, q % J, sum);
 }
 }  // namespace tg::tma_gemm
