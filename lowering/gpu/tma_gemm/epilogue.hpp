@@ -119,7 +119,7 @@ struct c_writer {
 template <class E, class P>
 __device__ inline void epilogue(const launch_args& a, const gemm_class& c, const unit& w, const float (&acc)[P::row_blocks][P::BN / 8][4], int wg,
                                 unsigned char* rows) {
-  if constexpr (!pow2_rows<P>) {  // the taps tile: one block's rows at a time beside its 96 accumulators (bf16 spilled in 128 registers)
+  if constexpr (P::lean_consumers) {  // one block's rows at a time (plan.hpp)
     if (!a.c_vectors) {
       TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) {
         const c_writer<E, P> out(a, c, w, wg, threadIdx.x % 128, b);

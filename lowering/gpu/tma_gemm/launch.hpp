@@ -127,7 +127,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
     const long long kt = plans[0].k.count;
     a.k_chunk = ceil_div(kt, splits_of(be, plans[0], pol));
     a.splits = static_cast<int>(ceil_div(kt, a.k_chunk));
-    a.fused_split = P::fused_split && a.splits > 1 && a.splits <= sm90_schedule().fused_split_max;
+    a.fused_split = !P::lean_consumers && a.splits > 1 && a.splits <= sm90_schedule().fused_split_max;
   } else {
     for (index_t t = 0; t < batch.count(); ++t) a.k_chunk = plans[t].k.count > a.k_chunk ? plans[t].k.count : a.k_chunk;
   }
@@ -236,6 +236,7 @@ bool run_k_halo_on(gpu_backend& be, const Batch& batch, const std::vector<V>& vs
     const long long splits = splits_of(be, plans[0], pol);
     if (pol.k_splits <= 0 && splits > 1 && plans[0].k.count / splits < taps_tile_min_chunk)
       return why = "the taps tile's split-K chunks would be under " + std::to_string(taps_tile_min_chunk) + " k-tiles", false;
+    pol.k_splits = static_cast<int>(splits);  // chosen once: launch_plans takes it as given
   }
   return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
 }
@@ -244,8 +245,9 @@ bool run_k_halo_on(gpu_backend& be, const Batch& batch, const std::vector<V>& vs
 template <class E, class Batch, class V>
 bool run_k_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, index_t columns, std::string& why) {
   if (sm90_schedule().k_halo_taps && run_k_halo_on<E, k_halo_taps_tile>(be, batch, vs, ep, pol, why)) return true;
-  if (columns > 64) return why += "; 256x64 k-halo tiles: at most 64 output channels", false;
-  return run_k_halo_on<E, k_halo_tile<256, 64>>(be, batch, vs, ep, pol, why);
+  using P = k_halo_tile<256, 64>;
+  if (columns > P::BN) return why += "; 256x64 k-halo tiles: at most 64 output channels", false;
+  return run_k_halo_on<E, P>(be, batch, vs, ep, pol, why);
 }
 
 template <class E, class P, bool T = false, class Batch, class V>

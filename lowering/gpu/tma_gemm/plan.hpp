@@ -28,10 +28,11 @@ struct tile {
   static constexpr int entry_regs = 65536 / threads / 8 * 8;
   static constexpr int producer_regs = 56;
   static constexpr int consumer_regs = consumers == 2 ? 224 : 152;
-  // The last split of a tile adds the partials in the kernel (split_reduce.hpp); the taps tile's 96
-  // accumulators leave its 128 registers no room for that loop (ptxas spilled 24 bytes): its splits
-  // always go to split_sum_kernel.
-  static constexpr bool fused_split = consumers == 2;
+  // Three consumers leave each thread 128 registers at compile time (512 threads): beside the taps
+  // tile's 96 accumulators there is no room for the last split's in-kernel sum of the partials (ptxas
+  // spilled 24 bytes: its splits always go to split_sum_kernel) nor for all of a thread's C rows at
+  // once (bf16 spilled 8: its epilogue works out one block's rows at a time).
+  static constexpr bool lean_consumers = consumers > 2;
   static_assert(128 * producer_regs + 128 * consumers * consumer_regs <= threads * entry_regs, "setmaxnreg would wait forever");
   static constexpr int a_bytes = (KHalo ? k_halo_rows : BM) * BK * 2, b_bytes = BN * BK * 2;
   static constexpr int stage_bytes = a_bytes + b_bytes;
@@ -70,7 +71,7 @@ template <int BM_, int BN_, bool Resident = false>
 struct halo_tile {
   static constexpr bool resident = Resident;
   static constexpr bool k_halo = false;
-  static constexpr bool fused_split = true;  // (whole tiles: no split-K)
+  static constexpr bool lean_consumers = false;
   static constexpr int BM = BM_, BN = BN_, BK = 64;
   static constexpr int consumers = 2;
   static constexpr int row_blocks = BM / 64 / consumers;

@@ -45,7 +45,7 @@ __device__ inline bool reduce_split(const launch_args& a, const unit& w, long lo
   float4* const ws = reinterpret_cast<float4*>(a.ws);
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) TG_UNROLL for (int j = 0; j < J; ++j)
     ws[split_piece_at<P>(a, tile, w.split, b * J + j, ct)] = make_float4(acc[b][j][0], acc[b][j][1], acc[b][j][2], acc[b][j][3]);
-  if constexpr (!P::fused_split) return false;  // split_sum_kernel adds them (plan.hpp: the taps tile)
+  if constexpr (P::lean_consumers) return false;  // split_sum_kernel adds them (plan.hpp)
   if (!a.fused_split) return false;      // split_sum_kernel adds them
   arch::device_fence();                  // the partial before the count
   arch::named_barrier_sync(1, T);        // every consumer thread's partial written
