@@ -1,6 +1,6 @@
 // NVIDIA Tensor Memory Accelerator (sm_90): tensor maps encoded on the host through the driver entry
 // point the CUDA runtime hands out (no link against libcuda), passed to kernels as __grid_constant__
-// parameters, and `cp.async.bulk.tensor` box loads that complete on an mbarrier. Boxes use the 128-byte
+// parameters, and `cp.async.bulk.tensor` box loads that complete on an mbarrier and box stores in bulk groups. Boxes use the 128-byte
 // swizzle, which is wgmma's canonical shared-memory layout for 128-byte rows.
 #pragma once
 #include <cstdint>
@@ -89,6 +89,63 @@ __device__ inline void tma_load(void* dst, const tensor_map* map, std::uint64_t*
           : "memory");
       break;
   }
+#endif
+}
+
+// Stores the box at coordinates c0.. (axis 0 first, rank of them used) from shared memory at src (1024-byte
+// aligned for the 128-byte swizzle) into the tensor; elements past its edges are not written. The store
+// joins the thread's open bulk group (tma_store_commit); src must hold until tma_store_wait_read says the
+// group has read it, and the generic proxy's writes to src must be fenced first (fence_async_shared).
+__device__ inline void tma_store(const tensor_map* map, const void* src, int rank, int c0, int c1, int c2, int c3, int c4) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const std::uint32_t s = smem_addr(src);
+  const auto g = reinterpret_cast<std::uint64_t>(map);
+  switch (rank) {
+    case 1:
+      asm volatile("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%0, {%2}], [%1];\n" ::"l"(g), "r"(s), "r"(c0) : "memory");
+      break;
+    case 2:
+      asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(g), "r"(s), "r"(c0), "r"(c1) : "memory");
+      break;
+    case 3:
+      asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(g), "r"(s), "r"(c0), "r"(c1), "r"(c2)
+                   : "memory");
+      break;
+    case 4:
+      asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n" ::"l"(g), "r"(s), "r"(c0), "r"(c1),
+                   "r"(c2), "r"(c3)
+                   : "memory");
+      break;
+    default:
+      asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];\n" ::"l"(g), "r"(s), "r"(c0),
+                   "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+                   : "memory");
+      break;
+  }
+#endif
+}
+// Closes the thread's open bulk group of stores.
+__device__ inline void tma_store_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+// Waits until the thread's committed store groups have read their shared memory (it may be rewritten).
+__device__ inline void tma_store_wait_read() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+#endif
+}
+// Waits until the thread's committed store groups have written global memory.
+__device__ inline void tma_store_wait_all() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+#endif
+}
+// Makes this thread's ordinary shared-memory writes visible to the TMA (the async proxy).
+__device__ inline void fence_async_shared() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 #endif
 }
 

@@ -3,7 +3,8 @@
 // accumulator layout); it works out its rows' C offsets from their digits once (params.hpp). Where
 // C's tile columns are contiguous (c_vectors) each warp passes its rows through 16 rows of shared
 // memory of its own (a 16-byte run of a row per lane: whole lines of C per store); else each element
-// is stored from registers at its row's offset plus its column's. Rows and columns past the GEMM's
+// is stored from registers at its row's offset plus its column's; or, where C's tiles are TMA boxes
+// (c_tma), the warp stages its rows as boxes and one lane stores them. Rows and columns past the GEMM's
 // edge are not written. The stage ring is not touched: the next tile's copies run meanwhile.
 #pragma once
 #include "arch/block.hpp"
@@ -115,6 +116,47 @@ struct c_writer {
   }
 };
 
+// Block b of the warp's rows through its staging rows as TMA store boxes (c_tma: c_store_plan.hpp):
+// the pairs in, laid out as the boxes' 128-byte swizzle wants them (a 16-row box per 64 columns), then
+// one lane stores the boxes; the TMA clips what lies past C's edges and works out every address. The
+// staging rows are rewritten only once the previous block's stores have read them.
+template <class E, class P>
+__device__ void block_stored(const launch_args& a, const gemm_class& c, const unit& w, int wg, int b, const float (&v)[P::BN / 8][4],
+                             unsigned char* rows) {
+  constexpr int box_bytes = c_piece_rows * c_box_cols * 2;
+  struct alignas(4) two { E x, y; };
+  const int lane = threadIdx.x % 32, quad = lane % 4, warp = threadIdx.x % 128 / 32;
+  if (lane == 0) arch::tma_store_wait_read();
+  arch::warp_sync();
+  TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int h = 0; h < 2; ++h) {
+    const int r = lane / 4 + 8 * h;
+    *reinterpret_cast<two*>(rows + (j / 8) * box_bytes + r * 128 + ((j % 8) ^ (r & 7)) * 16 + 4 * quad) =
+        two{arch::cvt_from_float<E>(a.alpha * v[j][2 * h]), arch::cvt_from_float<E>(a.alpha * v[j][2 * h + 1])};
+  }
+  arch::fence_async_shared();
+  arch::warp_sync();
+  if (lane != 0) return;
+  // The box's corner: the piece's first row's digits (tile corner + local), the tile's first columns.
+  const int r0 = wg * (P::BM / P::consumers) + 64 * b + c_piece_rows * warp;
+  int cm[nd], cn[nd];
+  corner(c.m, w.tm, cm);
+  corner(c.n, w.tn, cn);
+  TG_UNROLL for (int p = 0; p < nd; ++p) cm[p] += (r0 >> c.m.shift[p]) & (c.m.ext[p] - 1);
+  // Axis ax's coordinate as a sum of selects (an array indexed by the digits' axes went to the stack).
+  auto at = [&](int ax) {
+    int x = c.cb.g_axis == ax ? static_cast<int>(w.g) : 0;
+    TG_UNROLL for (int p = 0; p < nd; ++p) {
+      x += c.cb.m_axis[p] == ax ? cm[p] : 0;
+      x += c.cb.n_axis[p] == ax || (ax == 0 && p == c.cb.fast) ? cn[p] : 0;
+    }
+    return x;
+  };
+  const int x1 = at(1), x2 = at(2), x3 = at(3), x4 = at(4);
+  TG_UNROLL for (int half = 0; half < P::BN / c_box_cols; ++half)
+    arch::tma_store(&c.cb.map, rows + half * box_bytes, c.cb.rank, at(0) + half * c_box_cols, x1, x2, x3, x4);
+  arch::tma_store_commit();
+}
+
 // rows: the warp's staging rows of C (shared memory), used where C's tile columns are contiguous.
 template <class E, class P>
 __device__ inline void epilogue(const launch_args& a, const gemm_class& c, const unit& w, const float (&acc)[P::row_blocks][P::BN / 8][4], int wg,
@@ -128,11 +170,22 @@ __device__ inline void epilogue(const launch_args& a, const gemm_class& c, const
       return;
     }
   }
+  if constexpr (!P::lean_consumers && P::BN % c_box_cols == 0) {
+    if (a.c_tma) {
+      TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) block_stored<E, P>(a, c, w, wg, b, acc[b], rows);
+      return;
+    }
+  }
   const c_writer<E, P> out(a, c, w, wg, threadIdx.x % 128);
   if (out.vectors) {
     TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) out.block_staged(b, acc[b], rows);
     return;
   }
   TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) out.piece(b, j, acc[b][j]);
+}
+
+// After a consumer warp's last unit: its TMA stores written (the block's shared memory ends with it).
+__device__ inline void epilogue_done(const launch_args& a) {
+  if (a.c_tma && threadIdx.x % 32 == 0) arch::tma_store_wait_all();
 }
 }  // namespace tg::tma_gemm

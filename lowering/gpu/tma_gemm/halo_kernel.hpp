@@ -174,6 +174,7 @@ __global__ void __launch_bounds__(P::threads, 1) tma_halo_kernel(const __grid_co
       consume_halo_tile<E, P, BMn>(a, s, r, hr, k.kb, k.ke, wg - 1, acc, fresh, rb.parity(), last);
       epilogue<E, P>(a, *k.c, k.w, acc, wg - 1, s.c_rows((threadIdx.x - 128) / 32));
     }
+    epilogue_done(a);
   }
 #elif defined(__CUDA_ARCH__)
   arch::trap();  // a device pass without wgmma (not sm_90a): never launched (launch.hpp checks the image)

@@ -44,6 +44,7 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
       if (a.splits > 1 && !reduce_split<P>(a, k.w, tile_of(*k.c, k.w), acc, threadIdx.x - 128, s.last_split())) continue;
       epilogue<E, P>(a, *k.c, k.w, acc, wg - 1, s.c_rows((threadIdx.x - 128) / 32));
     }
+    epilogue_done(a);
   }
 #elif defined(__CUDA_ARCH__)
   arch::trap();  // a device pass without wgmma (not sm_90a): never launched (launch.hpp checks the image)

@@ -47,6 +47,12 @@ inline void set_operand(operand& o, const boxes::operand_boxes& b, const void* d
   std::memcpy(o.step, b.step, sizeof(o.step));
 }
 
+inline void set_c_boxes(c_boxes& cb, const c_store& st, const void* c, arch::tma_elem e) {
+  cb.map = arch::encode_tma(st.box, c, e);
+  cb.rank = st.box.rank, cb.fast = st.fast, cb.g_axis = st.g_axis;
+  for (int p = 0; p < nd; ++p) cb.m_axis[p] = st.m_axis[p], cb.n_axis[p] = st.n_axis[p];
+}
+
 // A plan's A and B tensors (a transposed plan reads the view's B as its A).
 template <class V>
 std::pair<const void*, const void*> plan_operands(const class_plan& p, const V& v) {
@@ -152,6 +158,14 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
     a.units += c.units;
     a.c_vectors = a.c_vectors && c_columns_vector<E>(p, v.c.data);
   }
+  if constexpr (!P::lean_consumers && pow2_rows<P> && P::BN % c_box_cols == 0) {  // C as TMA store boxes where every class's is
+    a.c_tma = a.c_vectors && sm90_schedule().tma_store;
+    c_store st[C];
+    for (index_t t = 0; a.c_tma && t < batch.count(); ++t)
+      if (plans[t].ok) a.c_tma = (st[t] = plan_c_store(plans[t], P::BN, static_cast<int>(sizeof(E)))).ok;
+    for (index_t t = 0; a.c_tma && t < batch.count(); ++t)
+      if (plans[t].ok) set_c_boxes(a.cls[t].cb, st[t], v0.c.data, te);
+  }
   why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + ", " + std::to_string(P::stages) +
         " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units" + (plans[0].transposed ? " (C^T = B^T A^T)" : "") +
         (plans[0].a.step_digit >= 0 || plans[0].b.step_digit >= 0 ? ", boxes stepping along a tap" : "") +
@@ -159,6 +173,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
         (P::k_halo ? ", A as a halo per k-tile (" + std::to_string(a.k_halo.rows) + " rows)" : std::string()) +
         (P::resident ? a.block_runs ? ", B resident per group (runs of units)" : ", B resident" : "") + ", split-K " +
         std::to_string(a.splits) + (a.splits > 1 ? a.fused_split ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
+        (a.c_tma ? ", C by TMA stores" : "") +
         (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;
   const index_t tiles = static_cast<index_t>(plans[0].groups) * plans[0].m.count * plans[0].n.count;

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include "arch/tma_nvidia.hpp"
+#include "lowering/gpu/tma_gemm/c_store_plan.hpp"
 #include "lowering/gpu/tma_gemm/class_plan.hpp"
 
 namespace tg::tma_gemm {
@@ -19,8 +20,16 @@ struct operand {
   int step[3][nd][tma_gemm::rank] = {};  // [group, rows, k digit][digit][axis]: coordinate step per unit
 };
 
+// C as TMA store boxes (c_store_plan.hpp): the map, and which axis each digit is.
+struct c_boxes {
+  arch::tensor_map map;
+  int rank = 0, fast = 0;
+  signed char m_axis[nd] = {-1, -1, -1, -1}, n_axis[nd] = {-1, -1, -1, -1}, g_axis = -1;
+};
+
 struct gemm_class {
   operand a, b;
+  c_boxes cb;                    // where launch_args::c_tma
   digits m, n, k;
   int groups = 1;
   long long unit0 = 0;           // the class's first work unit
@@ -42,6 +51,7 @@ struct launch_args {
   bool fused_split = false;      // the last split of a tile adds the partials (else split_sum_kernel)
   float alpha = 1.0f;
   bool c_vectors = false;        // C's columns are contiguous and aligned: paired stores
+  bool c_tma = false;            // C's tiles stored as TMA boxes (every class's cb; epilogue.hpp)
   bool release_early = false;    // consumers wait for each k-tile's batch and free its stage at once
   halo_plan halo;                // the halo kernel's A (halo_kernel.hpp): taps, rows, where blocks and taps read
   k_halo_plan k_halo;            // a k-halo tile's A (a_blocks.hpp): rows, where blocks and k16 steps read

@@ -156,7 +156,7 @@ constexpr long long choose_splits(long long tiles, long long sms, long long k_ti
 // to 8 splits (one unit reads 8 x 128 KB from L2 in a few us), by a kernel of their own past that. An experiment may override any field without a
 // rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0,
 // TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1, TG_TMA_HALO=0|1,
-// TG_TMA_K_HALO=0|1, TG_TMA_K_HALO_TAPS=0|1, TG_TMA_K_HALO_MAX_COLUMNS=n, TG_TMA_SPLIT_COST=write,read
+// TG_TMA_K_HALO=0|1, TG_TMA_K_HALO_TAPS=0|1, TG_TMA_K_HALO_MAX_COLUMNS=n, TG_TMA_STORE=0|1, TG_TMA_SPLIT_COST=write,read
 // (0,0: splits chosen by the fill of the waves alone, as before section 23).
 struct schedule {
   bool release_early = false;
@@ -167,6 +167,7 @@ struct schedule {
   bool k_halo = true;            // backward weight's A over filter taps as one halo box per k-tile (k_halo_plan.hpp)
   bool k_halo_taps = true;       // ... on the taps tile (a 3x3 filter plane per tile) where it plans
   int k_halo_max_columns = 128;  // ... for backward weight with at most this many output channels (per group)
+  bool tma_store = true;         // C's tiles stored as TMA boxes where they are (c_store_plan.hpp)
   split_costs split_cost;
   int l2_promotion_bytes = 256;
   bool force_tile = false;
@@ -184,6 +185,7 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_K_HALO")) r.k_halo = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_K_HALO_TAPS")) r.k_halo_taps = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_K_HALO_MAX_COLUMNS")) r.k_halo_max_columns = std::atoi(t);
+    if (const char* t = std::getenv("TG_TMA_STORE")) r.tma_store = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_SPLIT_COST")) {
       const char* comma = std::strchr(t, ',');
       r.split_cost = {std::atoi(t), comma ? std::atoi(comma + 1) : 0};

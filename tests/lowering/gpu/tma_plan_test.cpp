@@ -6,7 +6,9 @@
 // fastest, traversal steps, zero outside the tensor) and compared with the view's element at the GEMM
 // coordinates the tile position stands for (zero where the view says padding); positions past the
 // GEMM's edges in k read zero in A or B; and C's offset and merged index of every (row, column) of
-// every tile equal the descriptor's. The channels-last layouts must get plans (the fast path exists).
+// every tile equal the descriptor's, as do those of every element C's TMA store boxes write (where
+// C's tiles are such boxes), and none past C's edges. The channels-last layouts must get plans (the fast path exists).
+#include "lowering/gpu/tma_gemm/c_store_plan.hpp"
 #include "lowering/gpu/tma_gemm/class_plan.hpp"
 #include "lowering/gpu/tma_gemm/plan.hpp"
 
@@ -110,6 +112,7 @@ std::vector<float> fetch_halo(const tg::tma_gemm::class_plan& p, const View& v, 
   return t;
 }
 
+int c_store_plans = 0;  // plans checked whose C tiles are TMA store boxes (c_store_plan.hpp)
 int k_halo_plans = 0;   // plans checked whose A is one halo per k-tile
 int taps_plans = 0;     // ... of them on the taps tile
 
@@ -151,6 +154,45 @@ index_t merged_k(const tg::tma_gemm::class_plan& p, const int (&dk)[4]) {
 }
 
 // Every element of every tile of the plan against the views.
+// C's TMA store boxes (c_store_plan.hpp), emulated as the TMA does them: for each consumer warp's piece
+// (16 tile rows) and 64 columns, the box at the corner the kernel works out (epilogue.hpp: the piece's
+// first row's digits) writes element l of the staged rows (row l / 64, column l % 64) at C's offset of
+// that tile position, and exactly the positions inside C (the rest are clipped).
+template <int BM, int BN, class Views>
+void check_c_store(const Views& v, const tg::tma_gemm::class_plan& p, const tg::tma_gemm::c_store& st, index_t g, const int (&cm)[4], const int (&cn)[4]) {
+  if (!st.ok) return;
+  namespace tm = tg::tma_gemm;
+  for (int r0 = 0; r0 < BM; r0 += tm::c_piece_rows)
+    for (int half = 0; half < BN / tm::c_box_cols; ++half) {
+      int x[tg::boxes::max_rank] = {};
+      for (int q = 0; q < 4; ++q) {
+        if (st.m_axis[q] >= 0) x[st.m_axis[q]] = cm[q] + ((r0 >> p.m.shift[q]) & (p.m.ext[q] - 1));
+        if (st.n_axis[q] >= 0 || q == st.fast) x[q == st.fast ? 0 : st.n_axis[q]] = cn[q];
+      }
+      if (st.g_axis >= 0) x[st.g_axis] = static_cast<int>(g);
+      x[0] += half * tm::c_box_cols;
+      ASSERT_EQ(st.box.elements(), tm::c_piece_rows * tm::c_box_cols);
+      for (int l = 0; l < st.box.elements(); ++l) {
+        index_t off = st.box.base;
+        bool inside = true;
+        for (int a = 0, rest = l; a < st.box.rank; ++a) {
+          const int n = st.box.count(a), e = rest % n;
+          rest /= n;
+          const index_t c = static_cast<index_t>(x[a]) + e;
+          inside = inside && c >= 0 && c < st.box.length[a];
+          off += c * st.box.stride[a];
+        }
+        const int r = r0 + l / tm::c_box_cols, col = half * tm::c_box_cols + l % tm::c_box_cols;
+        int dm[4], dn[4];
+        const bool in_m = digits_at(p.m, cm, r, dm), in_n = digits_at(p.n, cn, col, dn);
+        ASSERT_EQ(inside, in_m && in_n) << "C store box: row " << r << " column " << col;
+        if (!inside) continue;
+        const multi_index<3> at{{g, merged(p.m, dm), merged(p.n, dn)}};
+        ASSERT_EQ(off, v.c.desc.offset(at)) << "C store box at " << str(at);
+      }
+    }
+}
+
 template <int BM, int BN, class Views>
 void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   ASSERT_TRUE(p.ok) << p.why;
@@ -159,6 +201,8 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   k_halo_plans += p.k_halo.on;
   const index_t G = p.groups;
   long long checked = 0;
+  const auto st = tg::tma_gemm::plan_c_store(p, BN, 2);
+  c_store_plans += st.ok;
   for (index_t g = 0; g < G; ++g)
     for (index_t tm = 0; tm < p.m.count; ++tm)
       for (index_t tn = 0; tn < p.n.count; ++tn) {
@@ -178,6 +222,7 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
             ASSERT_EQ(off, v.c.desc.offset(at)) << "C at " << str(at);
           }
         }
+        check_c_store<BM, BN>(v, p, st, g, cm, cn);
         if (!p.has_k) continue;
         for (index_t kt = 0; kt < p.k.count; ++kt) {
           int ck[4];
@@ -379,8 +424,9 @@ void check_random(tg::ops::conv_layout layout, index_t channel_unit, bool expect
 using L = tg::ops::conv_layout;
 TEST(TmaPlan, ChannelsLast1D) { check_random<1>(L::nhwgc, 64, true); }
 TEST(TmaPlan, ChannelsLast2D) {
-  const int before = stepped_plans, halos_before = halo_plans;
+  const int before = stepped_plans, halos_before = halo_plans, stores_before = c_store_plans;
   check_random<2>(L::nhwgc, 64, true);
+  EXPECT_GT(c_store_plans, stores_before) << "no plan stored C as TMA boxes: the random problems no longer test them";
   EXPECT_GT(stepped_plans, before) << "no plan had boxes stepping along a filter tap: the random problems no longer test them";
   EXPECT_GT(halo_plans, halos_before) << "no plan had halos: the random problems no longer test them";
 }
