@@ -167,7 +167,7 @@ struct schedule {
   bool k_halo = true;            // backward weight's A over filter taps as one halo box per k-tile (k_halo_plan.hpp)
   bool k_halo_taps = true;       // ... on the taps tile (a 3x3 filter plane per tile) where it plans
   int k_halo_max_columns = 128;  // ... for backward weight with at most this many output channels (per group)
-  bool tma_store = true;         // C's tiles stored as TMA boxes where they are (c_store_plan.hpp)
+  bool tma_store = false;        // C's tiles stored as TMA boxes where they are (c_store_plan.hpp): 2-14% slower (section 28)
   split_costs split_cost;
   int l2_promotion_bytes = 256;
   bool force_tile = false;
