@@ -1,7 +1,8 @@
 // NVIDIA Tensor Memory Accelerator (sm_90): tensor maps encoded on the host through the driver entry
 // point the CUDA runtime hands out (no link against libcuda), passed to kernels as __grid_constant__
-// parameters, and `cp.async.bulk.tensor` box loads that complete on an mbarrier and box stores in bulk groups. Boxes use the 128-byte
-// swizzle, which is wgmma's canonical shared-memory layout for 128-byte rows.
+// parameters, and `cp.async.bulk.tensor` box loads that complete on an mbarrier and box stores in
+// bulk groups. Boxes use the 128-byte swizzle, which is wgmma's canonical shared-memory layout for
+// 128-byte rows.
 #pragma once
 #include <cstdint>
 #include <stdexcept>

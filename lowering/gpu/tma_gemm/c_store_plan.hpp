@@ -11,19 +11,37 @@
 #pragma once
 #include <string>
 #include "arch/tma_box.hpp"
+#include "dsl/config.hpp"
 #include "lowering/gpu/tma_gemm/class_plan.hpp"
 
 namespace tg::tma_gemm {
 constexpr int c_piece_rows = 16;  // a consumer warp's rows of an m64 block
 constexpr int c_box_cols = 64;    // 128 bytes of 16-bit elements: the 128-byte swizzle's row
 
-// Which axis of C's box each digit is (-1: none, the digit has one value), and the box over C.
+// Which axis of C's box each digit is (-1: none, the digit has one value).
+struct c_box_axes {
+  int rank = 0, fast = 0;  // fast: the N digit that is axis 0 (contiguous in C)
+  signed char m_axis[nd] = {-1, -1, -1, -1}, n_axis[nd] = {-1, -1, -1, -1}, g_axis = -1;
+};
+
+// The corner of a piece's box on axis ax: m, the digits of the piece's first row (the tile's corner
+// plus its local digits); n, the tile's corner digits; g, the group. A sum of selects, not an array
+// indexed by axis (which the kernel kept on the stack). The kernel and the host test both call it.
+TG_HD inline int c_box_corner(const c_box_axes& x, const int (&m)[nd], const int (&n)[nd], int g, int ax) {
+  int c = x.g_axis == ax ? g : 0;
+  TG_UNROLL for (int p = 0; p < nd; ++p) {
+    c += x.m_axis[p] == ax ? m[p] : 0;
+    c += x.n_axis[p] == ax || (ax == 0 && p == x.fast) ? n[p] : 0;
+  }
+  return c;
+}
+
+// The box over C and its axes, or why not.
 struct c_store {
   bool ok = false;
   const char* why = "";
   arch::tma_box box;
-  signed char m_axis[nd] = {-1, -1, -1, -1}, n_axis[nd] = {-1, -1, -1, -1}, g_axis = -1;
-  int fast = 0;  // the N digit that is axis 0 (contiguous in C)
+  c_box_axes axes;
 };
 
 // The store boxes of plan p (rows: the tile's row digits must be powers of two) for BN columns of
@@ -38,7 +56,7 @@ inline c_store plan_c_store(const class_plan& p, int bn, int elem_bytes) {
   for (int q = 0; q < nd; ++q)
     if (p.n.ext[q] > 1) fast = q, ++spanned;
   if (spanned != 1 || p.n.ext[fast] != bn || p.c_n[fast] != 1) return fail("the N tile is not one contiguous digit");
-  s.fast = fast;
+  s.axes.fast = fast;
   arch::tma_box& b = s.box;
   b.base = p.c_off0;
   auto axis = [&](long long length, long long stride, int box) {
@@ -63,19 +81,20 @@ inline c_store plan_c_store(const class_plan& p, int bn, int elem_bytes) {
     const int lo = p.m.shift[q] < 4 ? p.m.shift[q] : 4, hi = p.m.shift[q] + bits < 4 ? p.m.shift[q] + bits : 4;
     const int box = 1 << (hi - lo);
     rows *= box;
-    if ((s.m_axis[q] = static_cast<signed char>(axis(p.m.len[q], p.c_m[q], box))) < 0) return fail("C takes more than 5 axes");
+    if ((s.axes.m_axis[q] = static_cast<signed char>(axis(p.m.len[q], p.c_m[q], box))) < 0) return fail("C takes more than 5 axes");
   }
   if (rows != c_piece_rows) return fail("a warp's 16 rows are not one box");
   for (int q = 0; q < nd; ++q)
-    if (q != fast && p.n.len[q] > 1 && (s.n_axis[q] = static_cast<signed char>(axis(p.n.len[q], p.c_n[q], 1))) < 0)
+    if (q != fast && p.n.len[q] > 1 && (s.axes.n_axis[q] = static_cast<signed char>(axis(p.n.len[q], p.c_n[q], 1))) < 0)
       return fail("C takes more than 5 axes");
-  if (p.groups > 1 && (s.g_axis = static_cast<signed char>(axis(p.groups, p.c_g, 1))) < 0) return fail("C takes more than 5 axes");
+  if (p.groups > 1 && (s.axes.g_axis = static_cast<signed char>(axis(p.groups, p.c_g, 1))) < 0) return fail("C takes more than 5 axes");
   if (p.c_off0 * elem_bytes % 16 != 0) return fail("C's origin is not 16-byte aligned");
   for (int x = 0; x < b.rank; ++x) {
     if (b.length[x] > (1ll << 32)) return fail("an axis of C longer than 2^32");
     if (x > 0 && (b.stride[x] <= 0 || b.stride[x] * elem_bytes % 16 != 0 || b.stride[x] * elem_bytes >= (1ll << 40)))
       return fail("a stride of C is not a positive multiple of 16 bytes");
   }
+  s.axes.rank = b.rank;
   s.ok = true;
   return s;
 }

@@ -123,14 +123,14 @@ struct c_writer {
 template <class E, class P>
 __device__ void block_stored(const launch_args& a, const gemm_class& c, const unit& w, int wg, int b, const float (&v)[P::BN / 8][4],
                              unsigned char* rows) {
-  constexpr int box_bytes = c_piece_rows * c_box_cols * 2;
+  constexpr int box_bytes = c_piece_rows * c_box_cols * sizeof(E), box_chunks = c_box_cols * sizeof(E) / 16;
   struct alignas(4) two { E x, y; };
   const int lane = threadIdx.x % 32, quad = lane % 4, warp = threadIdx.x % 128 / 32;
   if (lane == 0) arch::tma_store_wait_read();
   arch::warp_sync();
   TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int h = 0; h < 2; ++h) {
     const int r = lane / 4 + 8 * h;
-    *reinterpret_cast<two*>(rows + (j / 8) * box_bytes + r * 128 + ((j % 8) ^ (r & 7)) * 16 + 4 * quad) =
+    *reinterpret_cast<two*>(rows + (j / box_chunks) * box_bytes + r * 128 + ((j % box_chunks) ^ (r & 7)) * 16 + 4 * quad) =
         two{arch::cvt_from_float<E>(a.alpha * v[j][2 * h]), arch::cvt_from_float<E>(a.alpha * v[j][2 * h + 1])};
   }
   arch::fence_async_shared();
@@ -142,18 +142,10 @@ __device__ void block_stored(const launch_args& a, const gemm_class& c, const un
   corner(c.m, w.tm, cm);
   corner(c.n, w.tn, cn);
   TG_UNROLL for (int p = 0; p < nd; ++p) cm[p] += (r0 >> c.m.shift[p]) & (c.m.ext[p] - 1);
-  // Axis ax's coordinate as a sum of selects (an array indexed by the digits' axes went to the stack).
-  auto at = [&](int ax) {
-    int x = c.cb.g_axis == ax ? static_cast<int>(w.g) : 0;
-    TG_UNROLL for (int p = 0; p < nd; ++p) {
-      x += c.cb.m_axis[p] == ax ? cm[p] : 0;
-      x += c.cb.n_axis[p] == ax || (ax == 0 && p == c.cb.fast) ? cn[p] : 0;
-    }
-    return x;
-  };
-  const int x1 = at(1), x2 = at(2), x3 = at(3), x4 = at(4);
+  const int g = static_cast<int>(w.g), x0 = c_box_corner(c.cb.axes, cm, cn, g, 0), x1 = c_box_corner(c.cb.axes, cm, cn, g, 1),
+            x2 = c_box_corner(c.cb.axes, cm, cn, g, 2), x3 = c_box_corner(c.cb.axes, cm, cn, g, 3), x4 = c_box_corner(c.cb.axes, cm, cn, g, 4);
   TG_UNROLL for (int half = 0; half < P::BN / c_box_cols; ++half)
-    arch::tma_store(&c.cb.map, rows + half * box_bytes, c.cb.rank, at(0) + half * c_box_cols, x1, x2, x3, x4);
+    arch::tma_store(&c.cb.map, rows + half * box_bytes, c.cb.axes.rank, x0 + half * c_box_cols, x1, x2, x3, x4);
   arch::tma_store_commit();
 }
 

@@ -49,8 +49,7 @@ inline void set_operand(operand& o, const boxes::operand_boxes& b, const void* d
 
 inline void set_c_boxes(c_boxes& cb, const c_store& st, const void* c, arch::tma_elem e) {
   cb.map = arch::encode_tma(st.box, c, e);
-  cb.rank = st.box.rank, cb.fast = st.fast, cb.g_axis = st.g_axis;
-  for (int p = 0; p < nd; ++p) cb.m_axis[p] = st.m_axis[p], cb.n_axis[p] = st.n_axis[p];
+  cb.axes = st.axes;
 }
 
 // A plan's A and B tensors (a transposed plan reads the view's B as its A).
@@ -158,11 +157,12 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
     a.units += c.units;
     a.c_vectors = a.c_vectors && c_columns_vector<E>(p, v.c.data);
   }
+  const char* c_why = nullptr;  // why C is not stored as TMA boxes where the schedule asks for them
   if constexpr (!P::lean_consumers && pow2_rows<P> && P::BN % c_box_cols == 0) {  // C as TMA store boxes where every class's is
     a.c_tma = a.c_vectors && sm90_schedule().tma_store;
     c_store st[C];
     for (index_t t = 0; a.c_tma && t < batch.count(); ++t)
-      if (plans[t].ok) a.c_tma = (st[t] = plan_c_store(plans[t], P::BN, static_cast<int>(sizeof(E)))).ok;
+      if (plans[t].ok && !(st[t] = plan_c_store(plans[t], P::BN, static_cast<int>(sizeof(E)))).ok) a.c_tma = false, c_why = st[t].why;
     for (index_t t = 0; a.c_tma && t < batch.count(); ++t)
       if (plans[t].ok) set_c_boxes(a.cls[t].cb, st[t], v0.c.data, te);
   }
@@ -173,7 +173,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
         (P::k_halo ? ", A as a halo per k-tile (" + std::to_string(a.k_halo.rows) + " rows)" : std::string()) +
         (P::resident ? a.block_runs ? ", B resident per group (runs of units)" : ", B resident" : "") + ", split-K " +
         std::to_string(a.splits) + (a.splits > 1 ? a.fused_split ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
-        (a.c_tma ? ", C by TMA stores" : "") +
+        (a.c_tma ? ", C by TMA stores" : c_why ? std::string(", C by the threads (TMA stores: ") + c_why + ")" : std::string()) +
         (a.release_early ? ", early release" : "");
   if (a.units == 0) return true;
   const index_t tiles = static_cast<index_t>(plans[0].groups) * plans[0].m.count * plans[0].n.count;

@@ -23,8 +23,7 @@ struct operand {
 // C as TMA store boxes (c_store_plan.hpp): the map, and which axis each digit is.
 struct c_boxes {
   arch::tensor_map map;
-  int rank = 0, fast = 0;
-  signed char m_axis[nd] = {-1, -1, -1, -1}, n_axis[nd] = {-1, -1, -1, -1}, g_axis = -1;
+  c_box_axes axes;
 };
 
 struct gemm_class {

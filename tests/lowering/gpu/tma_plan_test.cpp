@@ -113,6 +113,7 @@ std::vector<float> fetch_halo(const tg::tma_gemm::class_plan& p, const View& v, 
 }
 
 int c_store_plans = 0;  // plans checked whose C tiles are TMA store boxes (c_store_plan.hpp)
+long long c_store_clipped = 0;  // ... and elements of their boxes past C's edges
 int k_halo_plans = 0;   // plans checked whose A is one halo per k-tile
 int taps_plans = 0;     // ... of them on the taps tile
 
@@ -153,7 +154,6 @@ index_t merged_k(const tg::tma_gemm::class_plan& p, const int (&dk)[4]) {
   return m;
 }
 
-// Every element of every tile of the plan against the views.
 // C's TMA store boxes (c_store_plan.hpp), emulated as the TMA does them: for each consumer warp's piece
 // (16 tile rows) and 64 columns, the box at the corner the kernel works out (epilogue.hpp: the piece's
 // first row's digits) writes element l of the staged rows (row l / 64, column l % 64) at C's offset of
@@ -164,12 +164,9 @@ void check_c_store(const Views& v, const tg::tma_gemm::class_plan& p, const tg::
   namespace tm = tg::tma_gemm;
   for (int r0 = 0; r0 < BM; r0 += tm::c_piece_rows)
     for (int half = 0; half < BN / tm::c_box_cols; ++half) {
-      int x[tg::boxes::max_rank] = {};
-      for (int q = 0; q < 4; ++q) {
-        if (st.m_axis[q] >= 0) x[st.m_axis[q]] = cm[q] + ((r0 >> p.m.shift[q]) & (p.m.ext[q] - 1));
-        if (st.n_axis[q] >= 0 || q == st.fast) x[q == st.fast ? 0 : st.n_axis[q]] = cn[q];
-      }
-      if (st.g_axis >= 0) x[st.g_axis] = static_cast<int>(g);
+      int m[4], x[tg::boxes::max_rank];
+      for (int q = 0; q < 4; ++q) m[q] = cm[q] + ((r0 >> p.m.shift[q]) & (p.m.ext[q] - 1));  // the piece's first row
+      for (int a = 0; a < tg::boxes::max_rank; ++a) x[a] = tm::c_box_corner(st.axes, m, cn, static_cast<int>(g), a);
       x[0] += half * tm::c_box_cols;
       ASSERT_EQ(st.box.elements(), tm::c_piece_rows * tm::c_box_cols);
       for (int l = 0; l < st.box.elements(); ++l) {
@@ -186,6 +183,7 @@ void check_c_store(const Views& v, const tg::tma_gemm::class_plan& p, const tg::
         int dm[4], dn[4];
         const bool in_m = digits_at(p.m, cm, r, dm), in_n = digits_at(p.n, cn, col, dn);
         ASSERT_EQ(inside, in_m && in_n) << "C store box: row " << r << " column " << col;
+        c_store_clipped += !inside;
         if (!inside) continue;
         const multi_index<3> at{{g, merged(p.m, dm), merged(p.n, dn)}};
         ASSERT_EQ(off, v.c.desc.offset(at)) << "C store box at " << str(at);
@@ -193,6 +191,7 @@ void check_c_store(const Views& v, const tg::tma_gemm::class_plan& p, const tg::
     }
 }
 
+// Every element of every tile of the plan against the views.
 template <int BM, int BN, class Views>
 void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   ASSERT_TRUE(p.ok) << p.why;
@@ -425,8 +424,10 @@ using L = tg::ops::conv_layout;
 TEST(TmaPlan, ChannelsLast1D) { check_random<1>(L::nhwgc, 64, true); }
 TEST(TmaPlan, ChannelsLast2D) {
   const int before = stepped_plans, halos_before = halo_plans, stores_before = c_store_plans;
+  const long long clipped_before = c_store_clipped;
   check_random<2>(L::nhwgc, 64, true);
   EXPECT_GT(c_store_plans, stores_before) << "no plan stored C as TMA boxes: the random problems no longer test them";
+  EXPECT_GT(c_store_clipped, clipped_before) << "no store box reached past C's edge: the clipping is not tested";
   EXPECT_GT(stepped_plans, before) << "no plan had boxes stepping along a filter tap: the random problems no longer test them";
   EXPECT_GT(halo_plans, halos_before) << "no plan had halos: the random problems no longer test them";
 }
