@@ -221,7 +221,10 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
             ASSERT_EQ(off, v.c.desc.offset(at)) << "C at " << str(at);
           }
         }
-        check_c_store<BM, BN>(v, p, st, g, cm, cn);
+        // C's store boxes on a sample of the tiles (the first, middle and last M tiles of the first and
+        // last group, every N tile: the edges' clipping and an interior tile; all of them cost the
+        // sanitizer lane a minute).
+        if ((g == 0 || g == G - 1) && (tm == 0 || tm == p.m.count / 2 || tm == p.m.count - 1)) check_c_store<BM, BN>(v, p, st, g, cm, cn);
         if (!p.has_k) continue;
         for (index_t kt = 0; kt < p.k.count; ++kt) {
           int ck[4];
