@@ -125,30 +125,20 @@ __device__ inline void tma_store(const tensor_map* map, const void* src, int ran
   }
 #endif
 }
+// One sm_90 instruction without operands (nothing on other device passes).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TG_SM90_ASM(text) asm volatile(text ::: "memory")
+#else
+#define TG_SM90_ASM(text) ((void)0)
+#endif
 // Closes the thread's open bulk group of stores.
-__device__ inline void tma_store_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-#endif
-}
+__device__ inline void tma_store_commit() { TG_SM90_ASM("cp.async.bulk.commit_group;\n"); }
 // Waits until the thread's committed store groups have read their shared memory (it may be rewritten).
-__device__ inline void tma_store_wait_read() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-#endif
-}
+__device__ inline void tma_store_wait_read() { TG_SM90_ASM("cp.async.bulk.wait_group.read 0;\n"); }
 // Waits until the thread's committed store groups have written global memory.
-__device__ inline void tma_store_wait_all() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
-#endif
-}
+__device__ inline void tma_store_wait_all() { TG_SM90_ASM("cp.async.bulk.wait_group 0;\n"); }
 // Makes this thread's ordinary shared-memory writes visible to the TMA (the async proxy).
-__device__ inline void fence_async_shared() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-#endif
-}
+__device__ inline void fence_async_shared() { TG_SM90_ASM("fence.proxy.async.shared::cta;\n"); }
 
 // Brings a tensor map into the cache ahead of its first use.
 __device__ inline void tma_prefetch_map(const tensor_map* map) {
