@@ -5,6 +5,8 @@
 // way); a NaN gives a quiet NaN. tests/gpu/convert_test.cpp compares all 2^16 and 2^32 inputs.
 // float and bf16 (a shift and a rounding add already) keep dsl/numeric.hpp's functions.
 #pragma once
+#include <cstdint>
+#include <type_traits>
 #include "dsl/numeric.hpp"
 
 namespace tg::arch {
@@ -27,6 +29,19 @@ __device__ inline float cvt_to_float(half_t h) {
 template <class T>
 __device__ inline float cvt_to_operand(T x) { return cvt_to_float(x); }
 __device__ inline float cvt_to_operand(bf16_t b) { return __builtin_bit_cast(float, static_cast<std::uint32_t>(b.bits) << 16); }
+
+// Two 16-bit values packed in a word (the lower one first) as operands: a pair of channels read from
+// shared memory with one 4-byte load.
+template <class T>
+__device__ inline void cvt_pair_to_operands(std::uint32_t w, float& lo, float& hi) {
+  if constexpr (std::is_same_v<T, bf16_t>) {
+    lo = __builtin_bit_cast(float, w << 16);
+    hi = __builtin_bit_cast(float, w & 0xffff0000u);
+  } else {
+    lo = cvt_to_operand(T{static_cast<std::uint16_t>(w & 0xffffu)});
+    hi = cvt_to_operand(T{static_cast<std::uint16_t>(w >> 16)});
+  }
+}
 
 template <class T>
 __device__ inline T cvt_from_float(float f) { return from_float<T>(f); }

@@ -21,10 +21,14 @@ using tensor_map = CUtensorMap;
 // The 16-bit element types a map can carry (wgmma's operands here).
 enum class tma_elem { f16, bf16 };
 
+// The shared-memory layout of a box: wgmma's 128-byte swizzle, or plain (axis 0 fastest, no gaps).
+enum class tma_layout { swizzle128, plain };
+
 // Encodes box `b` over the tensor at `data` (elements of 2 bytes), L2 filled from DRAM in pieces of
-// l2_promotion_bytes (256, 128 or 0: none). Throws with the driver's code when
-// the driver rejects it (the lowering checks the documented limits first, so this is a bug report).
-inline tensor_map encode_tma(const tma_box& b, const void* data, tma_elem e, int l2_promotion_bytes = 256) {
+// l2_promotion_bytes (256, 128 or 0: none), laid out in shared memory as `layout`. Throws with the
+// driver's code when the driver rejects it (the lowering checks the documented limits first, so this
+// is a bug report).
+inline tensor_map encode_tma(const tma_box& b, const void* data, tma_elem e, int l2_promotion_bytes = 256, tma_layout layout = tma_layout::swizzle128) {
   static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult q{};
@@ -46,7 +50,7 @@ inline tensor_map encode_tma(const tma_box& b, const void* data, tma_elem e, int
   void* origin = const_cast<char*>(static_cast<const char*>(data) + b.base * esize);
   const CUresult r = encode(&m, e == tma_elem::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                             static_cast<cuuint32_t>(b.rank), origin, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            CU_TENSOR_MAP_SWIZZLE_128B,
+                            layout == tma_layout::plain ? CU_TENSOR_MAP_SWIZZLE_NONE : CU_TENSOR_MAP_SWIZZLE_128B,
                             l2_promotion_bytes >= 256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
                             : l2_promotion_bytes >= 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
                                                          : CU_TENSOR_MAP_L2_PROMOTION_NONE,

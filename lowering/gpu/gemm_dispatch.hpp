@@ -18,6 +18,7 @@
 #include "lowering/gpu/group_packing.hpp"
 #include "lowering/gpu/path_report.hpp"
 #if defined(__CUDACC__) && !defined(__HIP__)
+#include "lowering/gpu/staged_sliding.hpp"
 #include "lowering/gpu/tma_gemm/launch.hpp"
 #endif
 
@@ -38,10 +39,20 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
     return;
   }
   // One row per group, groups one element apart, one long reduction (channels-last depthwise backward
-  // weight): each thread's filter taps slide along the output row.
+  // weight): on sm_90 tiles of dy and x staged by the TMA, the filter taps sliding over shared memory;
+  // elsewhere (or where that does not plan, or split-K was asked for) each thread's taps slide along
+  // the output row in registers.
+  std::string why_staged = "HIP build";
+#if defined(__CUDACC__) && !defined(__HIP__)
+  if (pol.k_splits > 1) why_staged = "split-K asked for";
+  else if (!cp_async_only && gpu_gemm::launch_staged_sliding(be, batch, ep, why_staged)) {
+    report_gemm_path(why_staged);
+    return;
+  }
+#endif
   std::string why_sliding;
   if (!cp_async_only && gpu_gemm::launch_sliding(be, batch, ep, pol, why_sliding)) {
-    report_gemm_path(why_sliding);
+    report_gemm_path(why_sliding + " (staged sliding not taken: " + why_staged + ")");
     return;
   }
   // A few channels per group: p groups as one of p times the channels, its weight block-diagonal (the

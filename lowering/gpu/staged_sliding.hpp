@@ -1,0 +1,201 @@
+// The staged sliding pipeline (sm_90): channels-last depthwise backward weight with each tile's dy and
+// x (with its halo) brought into shared memory by the Tensor Memory Accelerator, one box each, and the
+// filter taps sliding over shared memory (staged_sliding_plan.hpp says which GEMMs and how they tile).
+// The register-fed sliding pipeline (gemm_sliding.hpp) keeps every other GPU and what this one
+// refuses; it was latency-bound (performance.md section 22: 12 warps per SM with two steps of loads
+// in flight each), which whole boxes in flight are not.
+//
+// A block: 64 channels (a lane's pair of them) x a range of tiles; one thread issues a tile's two
+// boxes onto a stage's barrier, `staged_stages` tiles ahead. Warps: a chunk of taps each (a unit), times
+// the residues of w that its slide needs, times slices of the tile's rows. Along a row a warp's taps
+// slide: tap i + 1 at w is tap i at w + slide_w, so a step reads one dy pair and one x pair for
+// 2 x taps products, the other taps' x kept as floats in a ring whose rotation is the unrolled
+// step's index. The sums: each warp over its tiles in order, the slices of a unit in order, then the
+// blocks of a channel block in order (sliding_sum_kernel): bit-identical run to run.
+#pragma once
+#include <string>
+#include "arch/convert.hpp"
+#include "arch/tma_nvidia.hpp"
+#include "lowering/gpu/gemm_sliding.hpp"
+#include "lowering/gpu/staged_sliding_plan.hpp"
+#include "lowering/gpu/tma_gemm/plan.hpp"
+
+namespace tg {
+namespace gpu_gemm {
+struct staged_args {
+  arch::tensor_map x_map, y_map;  // B's tensor (x) and A's (dy)
+  staged_geometry geo;
+  index_t tiles_per_block;
+  index_t groups, columns;  // G, N of the GEMM
+  float* workspace;         // [blocks along y][G][N]
+};
+
+// A stage's smem bytes and its barrier follow the stages.
+inline std::size_t staged_smem_bytes(const staged_geometry& g, int taps) {
+  const std::size_t stages = static_cast<std::size_t>(staged_stages) * static_cast<std::size_t>(g.stage_bytes);
+  const std::size_t sums = static_cast<std::size_t>(g.warps()) * 32 * static_cast<std::size_t>(taps) * 2 * sizeof(float);
+  return (stages > sums ? stages : sums) + 64;
+}
+
+template <class E, int T>
+__global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kernel(const __grid_constant__ staged_args a) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const staged_geometry& g = a.geo;
+  const std::size_t stage_area = static_cast<std::size_t>(staged_stages) * g.stage_bytes;
+  const std::size_t sum_area = static_cast<std::size_t>(g.warps()) * 32 * T * 2 * sizeof(float);
+  auto* const full = reinterpret_cast<std::uint64_t*>(smem + (stage_area > sum_area ? stage_area : sum_area));
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const index_t c0 = blockIdx.x * index_t{staged_channels};
+  const index_t t0 = blockIdx.y * a.tiles_per_block;
+  const index_t t1 = t0 + a.tiles_per_block < g.tiles ? t0 + a.tiles_per_block : g.tiles;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < staged_stages; ++s) arch::mbarrier_init(&full[s], 1);
+    arch::mbarrier_init_fence();
+  }
+  __syncthreads();
+  // The producer: tile t's boxes into stage s.
+  auto issue = [&](index_t t, int s) {
+    index_t start[boxes::max_digits];
+    staged_tile_start(g, t, start);
+    int cx[arch::tma_box::max_rank], cy[arch::tma_box::max_rank];
+    staged_corner(g, true, start, c0, cx);
+    staged_corner(g, false, start, c0, cy);
+    unsigned char* const at = smem + static_cast<std::size_t>(s) * g.stage_bytes;
+    arch::mbarrier_arrive_expect_tx(&full[s], static_cast<std::uint32_t>((g.x_elems + g.y_elems) * sizeof(E)));
+    arch::tma_load(at, &a.x_map, &full[s], g.x_rank, cx[0], cx[1], cx[2], cx[3], cx[4]);
+    arch::tma_load(at + g.y_at, &a.y_map, &full[s], g.y_rank, cy[0], cy[1], cy[2], cy[3], cy[4]);
+  };
+  if (threadIdx.x == 0)
+    for (int s = 0; s < staged_stages && t0 + s < t1; ++s) issue(t0 + s, s);
+  // This warp's unit (taps), its residue of w and its slice of the rows.
+  const int per_unit = g.slices_w * g.slices_h;
+  const int slice = warp % per_unit, w_res = slice / g.slices_h, h_res = slice % g.slices_h;
+  const staged_unit u = g.unit[warp / per_unit];
+  const int fake = T - u.count;  // the ring's first `fake` taps are not real: their sums are never stored
+  // Offsets in 4-byte words (every pitch is a multiple of the 64 channels: halving is exact).
+  const int w_step = g.slide_w, x_pitch_w = g.x_pitch_w / 2, y_pitch_w = g.y_pitch_w / 2, x_tap = g.x_tap / 2;
+  const int last_tap = (u.first + (u.count - 1) * g.spacing) * x_tap;
+  float acc[T][2] = {};
+  for (index_t t = t0; t < t1; ++t) {
+    const int s = static_cast<int>((t - t0) % staged_stages);
+    arch::mbarrier_wait(&full[s], static_cast<std::uint32_t>(((t - t0) / staged_stages) & 1));
+    int tw, th;
+    staged_tile_extents(g, t, tw, th);
+    // Pairs of channels: 4-byte words, lane `lane` of each row of 64 channels.
+    const auto* const xs = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes) + lane;
+    const auto* const ys = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes + g.y_at) + lane;
+    for (int hh = h_res; hh < th; hh += g.slices_h) {
+      const int x_row = (u.x_off + hh * g.x_pitch_h) / 2, y_row = hh * (g.y_pitch_h / 2);
+      float ring[T][2];
+      TG_UNROLL for (int i = 0; i < T; ++i) {  // the window at w = w_res, but its last tap (the first step loads it)
+        ring[i][0] = ring[i][1] = 0.0f;
+        if (i >= fake && i < T - 1)
+          arch::cvt_pair_to_operands<E>(xs[x_row + w_res * x_pitch_w + (u.first + (i - fake) * g.spacing) * x_tap], ring[i][0], ring[i][1]);
+      }
+      for (int w = w_res; w < tw; w += w_step * T) {
+        TG_UNROLL for (int step = 0; step < T; ++step) {
+          const int ww = w + step * w_step;
+          if (ww >= tw) break;
+          float dy[2];
+          arch::cvt_pair_to_operands<E>(ys[y_row + ww * y_pitch_w], dy[0], dy[1]);
+          float (&fresh)[2] = ring[(T - 1 + step) % T];
+          arch::cvt_pair_to_operands<E>(xs[x_row + ww * x_pitch_w + last_tap], fresh[0], fresh[1]);
+          TG_UNROLL for (int i = 0; i < T; ++i) {
+            acc[i][0] += dy[0] * ring[(i + step) % T][0];
+            acc[i][1] += dy[1] * ring[(i + step) % T][1];
+          }
+        }
+      }
+    }
+    __syncthreads();  // every warp is done with stage s: its next tile may land there
+    if (threadIdx.x == 0 && t + staged_stages < t1) issue(t + staged_stages, s);
+  }
+  // The slices of a unit in order (w residue, then row slice), into the workspace.
+  float* const sums = reinterpret_cast<float*>(smem);
+  __syncthreads();
+  TG_UNROLL for (int i = 0; i < T; ++i) {
+    sums[((warp * 32 + lane) * T + i) * 2] = acc[i][0];
+    sums[((warp * 32 + lane) * T + i) * 2 + 1] = acc[i][1];
+  }
+  __syncthreads();
+  if (slice != 0) return;
+  float* const ws = a.workspace + blockIdx.y * a.groups * a.columns;
+  for (int i = fake; i < T; ++i)
+    for (int q = 0; q < 2; ++q) {
+      const index_t c = c0 + 2 * lane + q;
+      if (c >= a.groups) continue;
+      float sum = 0.0f;
+      for (int sl = 0; sl < per_unit; ++sl) sum += sums[(((warp + sl) * 32 + lane) * T + i) * 2 + q];
+      ws[c * a.columns + u.n0 + (i - fake) * g.spacing] = sum;
+    }
+}
+
+template <class E, int T>
+bool staged_runs_here(std::size_t smem) {
+  static const bool ok = [] {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, arch::current_device()) != cudaSuccess || p.major != 9) return false;
+    cudaFuncAttributes at{};
+    if (cudaFuncGetAttributes(&at, &staged_sliding_kernel<E, T>) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    if (at.binaryVersion != 90) return false;
+    arch::allow_dynamic_shared(&staged_sliding_kernel<E, T>, std::size_t{227} * 1024);  // an sm_90 block's most
+    return true;
+  }();
+  return ok && smem <= 227 * 1024;
+}
+
+// Runs the batch through the staged sliding pipeline where it plans; else false and why.
+template <class Batch>
+bool launch_staged_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep, std::string& why) {
+  using V = decltype(batch.views(0));
+  using E = elem_t<decltype(V::b)>;
+  constexpr bool b16 = std::is_same_v<E, half_t> || std::is_same_v<E, bf16_t>;
+  if constexpr (!sliding_views_ok<Batch>() || !b16 || !std::is_same_v<E, elem_t<decltype(V::a)>>) {
+    why = "not one 16-bit GEMM of affine-split views";
+    return false;
+  } else {
+    if (!tma_gemm::sm90_schedule().staged_sliding) return why = "TG_STAGED_SLIDING=0", false;
+    const V v = batch.views(0);
+    // Blocks per multiprocessor from the schedule, one where the filter needs more warps than a share.
+    staged_limits lim{tma_gemm::sm90_schedule().staged_blocks};
+    staged_plan p = staged_plan_of(v, static_cast<int>(sizeof(E)), lim);
+    if (!p.ok && lim.blocks > 1) lim.blocks = 1, p = staged_plan_of(v, static_cast<int>(sizeof(E)), lim);
+    if (!p.ok) return why = p.why, false;
+    const staged_geometry& g = p.geo;
+    const int T = g.taps;
+    const std::size_t smem = staged_smem_bytes(g, T);
+    if (!(T == 4 ? staged_runs_here<E, 4>(smem) : staged_runs_here<E, 8>(smem))) return why = "not an sm_90a GPU and build", false;
+    const E* const x = v.b.data + p.x.base;
+    const E* const y = v.a.data + p.y.base;
+    if (((reinterpret_cast<std::uintptr_t>(x) | reinterpret_cast<std::uintptr_t>(y)) & 15u) != 0) return why = "x or dy not 16-byte aligned", false;
+    const index_t G = v.groups(), N = v.n();
+    const index_t channel_blocks = ceil_div(G, index_t{staged_channels});
+    // lim.blocks per multiprocessor (the stages take their share of its shared memory); the tiles split evenly.
+    const index_t want = be.processors() * lim.blocks / channel_blocks > 1 ? be.processors() * lim.blocks / channel_blocks : 1;
+    const index_t per = ceil_div(g.tiles, want < g.tiles ? want : g.tiles);
+    const index_t splits = ceil_div(g.tiles, per);
+    staged_args a{};
+    const arch::tma_elem te = std::is_same_v<E, half_t> ? arch::tma_elem::f16 : arch::tma_elem::bf16;
+    a.x_map = arch::encode_tma(p.x, v.b.data, te, 256, arch::tma_layout::plain);
+    a.y_map = arch::encode_tma(p.y, v.a.data, te, 256, arch::tma_layout::plain);
+    a.geo = g;
+    a.tiles_per_block = per;
+    a.groups = G, a.columns = N;
+    a.workspace = be.template scratch<float>(splits * G * N).data();
+    const dim3 grid(static_cast<unsigned>(channel_blocks), static_cast<unsigned>(splits));
+    const int threads = 32 * g.warps();
+    if (T == 4) TG_LAUNCH((staged_sliding_kernel<E, 4>), grid, threads, smem, be.stream, a);
+    else TG_LAUNCH((staged_sliding_kernel<E, 8>), grid, threads, smem, be.stream, a);
+    TG_LAUNCH((sliding_sum_kernel<Batch>), static_cast<unsigned>(ceil_div(G * N, index_t{32})), 256, 0, be.stream, batch, ep, a.workspace, splits,
+              memory_order(v.c.desc));
+    why = "staged sliding: " + std::to_string(channel_blocks) + " blocks of 64 channels x " + std::to_string(splits) + " ranges of " +
+          std::to_string(per) + " tiles of " + std::to_string(g.ext[g.k_digits - 1]) + (g.k_digits > 1 ? "x" + std::to_string(g.ext[g.k_digits - 2]) : "") +
+          " outputs, " + std::to_string(g.units) + " units of " + std::to_string(T) + " taps, " + std::to_string(threads) + " threads, " + std::to_string(lim.blocks) + " per SM";
+    return true;
+  }
+}
+}  // namespace gpu_gemm
+}  // namespace tg

@@ -1,0 +1,322 @@
+// The staged sliding pipeline's plan (host and device arithmetic, no CUDA types: host-tested over whole
+// random domains by tests/lowering/gpu/staged_sliding_plan_test.cpp). It serves the single GEMMs of one
+// row per group whose groups are the contiguous axis of both operands and whose B is a window over the
+// same tensor axes that A's reduction digits walk: channels-last depthwise backward weight,
+//   C[g, n] = sum over k of A[g, k] * B[g, n, k],  A = dy, B = im2col(x), n = filter taps, k = (n, ho, wo).
+// Worked out from the views' digits (boxes.hpp), not from the op: the reduction's last digit (w) is
+// the one the window slides along (the filter's last tap digit moves the same axis of x), the one
+// before it (h) gives a tile its rows. A block takes 64 channels and walks a range of tiles of TH x TW
+// output positions; each tile's dy and its x with the halo (every tap of the filter) arrive as one TMA
+// box each, padding as the box's zeros. In shared memory every element sits at
+//   sum over axes of (coordinate - box corner) * pitch,
+// so a (tap, output position) is an affine offset there and each warp's taps slide along w.
+#pragma once
+#include <string>
+#include "lowering/gpu/boxes.hpp"
+
+namespace tg {
+constexpr int staged_channels = 64;   // per block: 32 lanes x a pair of 16-bit channels (4 bytes, 128 per warp load)
+constexpr int staged_max_warps = 16;  // per block (512 threads)
+constexpr int staged_max_units = 16;  // tap chunks per block: a warp holds one chunk's sums for the whole range
+constexpr int staged_stages = 2;      // TMA stages: a tile computed while the next one lands
+constexpr std::size_t staged_smem_budget = 200 * 1024;  // a multiprocessor's shared memory the stages may take
+
+// A block's share of a multiprocessor: `blocks` of them resident at once, each with 1/blocks of the
+// shared-memory budget and of the warps.
+struct staged_limits {
+  int blocks = 1;
+  std::size_t smem() const { return staged_smem_budget / static_cast<std::size_t>(blocks); }
+  int warps() const { return staged_max_warps / blocks; }
+};
+constexpr int staged_max_box = 256;   // elements per box axis (TMA)
+
+// One warp's taps: `count` taps of the filter's last tap digit, `spacing` apart (a class of the slide:
+// tap i + 1 at position w is tap i at w + slide_w), at fixed values of the other tap digits.
+struct staged_unit {
+  int x_off;  // shared-memory elements: the other tap digits' part of x's offset
+  int first;  // the chunk's first value of the last tap digit
+  int count;  // taps (<= the kernel's T)
+  int n0;     // C's column of the first tap; tap i is n0 + i * spacing
+};
+
+// What the kernel reads (trivially copyable: it travels in the kernel's parameters).
+struct staged_geometry {
+  int k_digits = 0;                   // of the reduction, slowest first: [.., h, w]
+  index_t len[boxes::max_digits] = {};   // digit lengths
+  int ext[boxes::max_digits] = {};       // a tile's extent along each digit (TW, TH, then 1)
+  index_t tiles_of[boxes::max_digits] = {};  // tiles along each digit
+  index_t tiles = 0;                  // their product
+  int x_rank = 0, y_rank = 0;         // TMA tensors: x (B) and dy (A)
+  int x_axis[boxes::max_digits] = {}, x_coef[boxes::max_digits] = {};  // where a digit moves x (-1: nowhere)
+  int y_axis[boxes::max_digits] = {}, y_coef[boxes::max_digits] = {};
+  int x_base[arch::tma_box::max_rank] = {}, y_base[arch::tma_box::max_rank] = {};  // corners at digit 0
+  int x_box[arch::tma_box::max_rank] = {}, y_box[arch::tma_box::max_rank] = {};    // box extents
+  int x_pitch_h = 0, x_pitch_w = 0, y_pitch_h = 0, y_pitch_w = 0;  // shared-memory elements per unit of h, w
+  int x_tap = 0;                      // ... per unit of the last tap digit
+  int slide_w = 1, spacing = 1;       // w steps per slide, taps apart in a unit
+  int units = 0, slices_w = 1, slices_h = 1;  // warps: units x slices_w x slices_h
+  int taps = 4;                       // the kernel's taps per warp (4 or 8)
+  int x_elems = 0, y_elems = 0;       // per stage
+  int y_at = 0, stage_bytes = 0;      // dy's byte offset in a stage (128-aligned); a stage's bytes (1024-aligned)
+  staged_unit unit[staged_max_units] = {};
+  TG_HD int warps() const { return units * slices_w * slices_h; }
+};
+
+struct staged_plan {
+  bool ok = false;
+  std::string why;
+  staged_geometry geo;
+  arch::tma_box x, y;  // tensors and boxes (x: B's tensor, y: A's)
+};
+
+// Tile t's first digit values (w fastest). Loops over the most digits with constant indices, so that
+// a kernel keeps the arrays in registers (no stack frame).
+TG_HD inline void staged_tile_start(const staged_geometry& g, index_t t, index_t (&start)[boxes::max_digits]) {
+  TG_UNROLL for (int d = boxes::max_digits - 1; d >= 0; --d) {
+    start[d] = 0;
+    if (d >= g.k_digits) continue;
+    start[d] = t % g.tiles_of[d] * g.ext[d];
+    t /= g.tiles_of[d];
+  }
+}
+// Tile t's real extents along w and h (the last tiles of a digit may be shorter), without a stack.
+TG_HD inline void staged_tile_extents(const staged_geometry& g, index_t t, int& tw, int& th) {
+  const int w = g.k_digits - 1, h = g.k_digits - 2;
+  const index_t w0 = t % g.tiles_of[w] * g.ext[w];
+  tw = static_cast<int>(g.len[w] - w0 < g.ext[w] ? g.len[w] - w0 : g.ext[w]);
+  th = 1;
+  if (h >= 0) {
+    const index_t h0 = t / g.tiles_of[w] % g.tiles_of[h] * g.ext[h];
+    th = static_cast<int>(g.len[h] - h0 < g.ext[h] ? g.len[h] - h0 : g.ext[h]);
+  }
+}
+// A box's corner for a tile starting at `start` (axis 0: the block's first channel).
+TG_HD inline void staged_corner(const staged_geometry& g, bool x, const index_t (&start)[boxes::max_digits], index_t c0,
+                                int (&corner)[arch::tma_box::max_rank]) {
+  TG_UNROLL for (int a = 0; a < arch::tma_box::max_rank; ++a) {
+    corner[a] = (x ? g.x_base[a] : g.y_base[a]) + (a == 0 ? static_cast<int>(c0) : 0);
+    TG_UNROLL for (int d = 0; d < boxes::max_digits; ++d)
+      if ((x ? g.x_axis[d] : g.y_axis[d]) == a && d < g.k_digits) corner[a] += static_cast<int>(start[d]) * (x ? g.x_coef[d] : g.y_coef[d]);
+  }
+}
+
+namespace detail {
+inline int ceil_balance(index_t len, int most) {  // the even extent for tiles of at most `most`
+  const index_t n = (len + most - 1) / most;
+  return static_cast<int>((len + n - 1) / n);
+}
+inline index_t product_of(const int* e, int rank) {
+  index_t p = 1;
+  for (int a = 0; a < rank; ++a) p *= e[a];
+  return p;
+}
+}  // namespace detail
+
+// The plan from A's and B's digits and axes (boxes.hpp); elem_bytes: 2 (the TMA path is 16-bit).
+inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes::view_axes& aA, const boxes::view_digits& dB,
+                                       const boxes::view_axes& aB, int elem_bytes, staged_limits lim = {}) {
+  staged_plan r;
+  staged_geometry& g = r.geo;
+  auto fail = [&](std::string w) {
+    r.ok = false;
+    r.why = std::move(w);
+    return r;
+  };
+  if (elem_bytes != 2) return fail("element type: 16-bit only");
+  if (!aA.ok) return fail("dy is not a TMA tensor: " + aA.why);
+  if (!aB.ok) return fail("x is not a TMA tensor: " + aB.why);
+  for (int p = 0; p < dA.count[1]; ++p)
+    if (dA.length[1][p] > 1) return fail("more than one row per group");
+  // The groups: axis 0 of both tensors, one element apart.
+  auto groups_on_axis0 = [](const boxes::view_digits& d, const boxes::view_axes& ax) {
+    int moving = 0;
+    for (int p = 0; p < d.count[0]; ++p) {
+      if (d.length[0][p] <= 1) continue;
+      if (ax.axis[0][p] != 0 || ax.coef[0][p] != 1 || ++moving > 1) return false;
+    }
+    for (int dim = 1; dim < 3; ++dim)
+      for (int p = 0; p < d.count[dim]; ++p)
+        if (d.length[dim][p] > 1 && ax.axis[dim][p] == 0) return false;
+    return moving == 1;
+  };
+  if (!groups_on_axis0(dA, aA) || !groups_on_axis0(dB, aB)) return fail("groups not the contiguous axis of dy and x");
+  const int K = dA.count[2];
+  if (K != dB.count[2] || K < 1 || K > boxes::max_digits) return fail("dy's and x's reductions have different digits");
+  for (int d = 0; d < K; ++d)
+    if (dA.length[2][d] != dB.length[2][d]) return fail("dy's and x's reductions have different digits");
+  for (int a = 1; a < aB.tensor.rank; ++a)
+    if (aB.tensor.stride[a] * elem_bytes % 16 != 0) return fail("x's strides are not multiples of 16 bytes");
+  for (int a = 1; a < aA.tensor.rank; ++a)
+    if (aA.tensor.stride[a] * elem_bytes % 16 != 0) return fail("dy's strides are not multiples of 16 bytes");
+  g.k_digits = K;
+  const int w = K - 1, h = K - 2;  // h < 0: no rows digit (tiles of one row)
+  for (int d = 0; d < K; ++d) {
+    g.len[d] = dA.length[2][d];
+    const bool moves = g.len[d] > 1;
+    g.x_axis[d] = moves ? aB.axis[2][d] : -1, g.x_coef[d] = moves ? aB.coef[2][d] : 0;
+    g.y_axis[d] = moves ? aA.axis[2][d] : -1, g.y_coef[d] = moves ? aA.coef[2][d] : 0;
+    if (moves && (g.x_axis[d] < 0 || g.y_axis[d] < 0 || g.x_coef[d] <= 0 || g.y_coef[d] <= 0)) return fail("a reduction digit that does not walk dy and x forward");
+  }
+  // Taps: the digits longer than one (C's column is their mixed radix: digits of one value add
+  // nothing); the last slides along w's axis of x, every other moves an axis of x forward.
+  int taps = 0;
+  index_t tap_len[boxes::max_digits + 1] = {};
+  int tap_axis[boxes::max_digits + 1] = {}, tap_coef[boxes::max_digits + 1] = {};
+  for (int p = 0; p < dB.count[1]; ++p) {
+    if (dB.length[1][p] <= 1) continue;
+    tap_len[taps] = dB.length[1][p], tap_axis[taps] = aB.axis[1][p], tap_coef[taps] = aB.coef[1][p];
+    if (tap_axis[taps] <= 0 || tap_coef[taps] <= 0) return fail("a filter tap that does not walk x forward");
+    ++taps;
+  }
+  // The sliding digit: the last, unless the filter is one tap wide along w (then a digit of one value
+  // after the others: nothing slides, every tap is its own unit).
+  if (taps == 0 || (g.len[w] > 1 && tap_axis[taps - 1] != g.x_axis[w])) tap_len[taps] = 1, tap_axis[taps] = -1, tap_coef[taps] = 0, ++taps;
+  const int s = taps - 1;
+  const index_t S = tap_len[s];
+  int slide_w = 1, spacing = 1;
+  if (S > 1) {
+    if (g.len[w] > 1) {  // slide_w * stride = spacing * dilation, the least such
+      int a = g.x_coef[w], b = tap_coef[s];
+      while (b != 0) {
+        const int t = a % b;
+        a = b, b = t;
+      }
+      slide_w = tap_coef[s] / a, spacing = g.x_coef[w] / a;
+    } else {
+      spacing = static_cast<int>(S);  // one output per row: nothing slides, every tap its own class
+    }
+  }
+  g.slide_w = slide_w, g.spacing = spacing;
+  // Units: the classes of the last tap digit (residues mod spacing) in chunks of `taps`, at every value
+  // of the other tap digits.
+  index_t others = 1;
+  for (int p = 0; p < s; ++p) others *= tap_len[p];
+  int longest = 0;
+  for (int c = 0; c < spacing && c < S; ++c) longest = static_cast<int>((S - c + spacing - 1) / spacing) > longest ? static_cast<int>((S - c + spacing - 1) / spacing) : longest;
+  g.taps = longest <= 4 ? 4 : 8;
+  index_t chunks = 0;
+  for (int c = 0; c < spacing && c < S; ++c) chunks += ((S - c + spacing - 1) / spacing + g.taps - 1) / g.taps;
+  if (others * chunks > staged_max_units || others * chunks * slide_w > lim.warps())
+    return fail("filter too large: " + std::to_string(others * chunks * slide_w) + " warps of taps (at most " + std::to_string(lim.warps()) + ")");
+  g.units = static_cast<int>(others * chunks), g.slices_w = slide_w;
+  // Tile extents: w as long as a box allows, h the most rows whose stages fit.
+  auto box_extent = [&](bool x, int axis, const int* ext) {
+    index_t e = 1;
+    for (int d = 0; d < K; ++d)
+      if ((x ? g.x_axis[d] : g.y_axis[d]) == axis) e += static_cast<index_t>(ext[d] - 1) * (x ? g.x_coef[d] : g.y_coef[d]);
+    if (x)
+      for (int p = 0; p < taps; ++p)
+        if (tap_axis[p] == axis) e += (tap_len[p] - 1) * tap_coef[p];
+    return e;
+  };
+  const index_t tap_span = S > 1 ? (S - 1) * tap_coef[s] : 0;
+  index_t most_w = (staged_max_box - 1 - tap_span) / (g.len[w] > 1 ? g.x_coef[w] : 1) + 1;
+  most_w = most_w < staged_max_box ? most_w : staged_max_box;
+  if (most_w < 1) return fail("filter row wider than a TMA box");
+  int tw = detail::ceil_balance(g.len[w], static_cast<int>(most_w < g.len[w] ? most_w : g.len[w]));
+  const index_t len_h = h >= 0 ? g.len[h] : 1;
+  int th = 0;
+  for (int tries = 0; tries < 16 && th == 0; ++tries) {
+    for (int want = static_cast<int>(len_h < 8 ? len_h : 8); want >= 1 && th == 0; --want) {
+      for (int d = 0; d < K; ++d) g.ext[d] = 1;
+      g.ext[w] = tw;
+      const int eh = h >= 0 ? detail::ceil_balance(len_h, want) : 1;
+      if (h >= 0) g.ext[h] = eh;
+      index_t xe = staged_channels, ye = staged_channels;
+      bool fits = true;
+      for (int a = 1; a < aB.tensor.rank; ++a) {
+        const index_t e = box_extent(true, a, g.ext);
+        fits = fits && e <= staged_max_box;
+        xe *= e;
+      }
+      for (int a = 1; a < aA.tensor.rank; ++a) {
+        const index_t e = box_extent(false, a, g.ext);
+        fits = fits && e <= staged_max_box;
+        ye *= e;
+      }
+      const index_t y_at = (xe * elem_bytes + 127) / 128 * 128;
+      const index_t stage = (y_at + ye * elem_bytes + 1023) / 1024 * 1024;
+      if (fits && stage * staged_stages <= static_cast<index_t>(lim.smem())) th = eh;
+    }
+    if (th == 0) {
+      if (tw <= 8) return fail("a tile of one row does not fit shared memory");
+      tw = detail::ceil_balance(g.len[w], (tw + 1) / 2);
+    }
+  }
+  if (th == 0) return fail("a tile of one row does not fit shared memory");
+  g.tiles = 1;
+  for (int d = 0; d < K; ++d) {
+    g.tiles_of[d] = (g.len[d] + g.ext[d] - 1) / g.ext[d];
+    g.tiles *= g.tiles_of[d];
+  }
+  // Slices of a tile's rows: as many rows at once as the warps allow, in the fewest warps that take
+  // that many (a slice with one row more than the others would keep the block waiting at its barrier).
+  const int most = lim.warps() / (g.units * g.slices_w);
+  g.slices_h = 1;
+  for (int sl = 2; sl <= most && sl <= th; ++sl)
+    if ((th + sl - 1) / sl < (th + g.slices_h - 1) / g.slices_h) g.slices_h = sl;
+  // The boxes: tensors from the axes, extents from the tile, corners from the digits.
+  r.x = aB.tensor, r.y = aA.tensor;
+  g.x_rank = r.x.rank, g.y_rank = r.y.rank;
+  for (int a = 0; a < arch::tma_box::max_rank; ++a) {
+    g.x_base[a] = a < r.x.rank ? aB.base[a] : 0;
+    g.y_base[a] = a < r.y.rank ? aA.base[a] : 0;
+  }
+  int xp[arch::tma_box::max_rank] = {}, yp[arch::tma_box::max_rank] = {};
+  for (int a = 0; a < r.x.rank; ++a) {
+    r.x.box[a] = a == 0 ? staged_channels : static_cast<int>(box_extent(true, a, g.ext)), r.x.elem_stride[a] = 1;
+    g.x_box[a] = r.x.box[a];
+    xp[a] = a == 0 ? 1 : xp[a - 1] * r.x.box[a - 1];
+  }
+  for (int a = 0; a < r.y.rank; ++a) {
+    r.y.box[a] = a == 0 ? staged_channels : static_cast<int>(box_extent(false, a, g.ext)), r.y.elem_stride[a] = 1;
+    g.y_box[a] = r.y.box[a];
+    yp[a] = a == 0 ? 1 : yp[a - 1] * r.y.box[a - 1];
+  }
+  g.x_elems = static_cast<int>(detail::product_of(r.x.box, r.x.rank));
+  g.y_elems = static_cast<int>(detail::product_of(r.y.box, r.y.rank));
+  g.y_at = (g.x_elems * elem_bytes + 127) / 128 * 128;
+  g.stage_bytes = (g.y_at + g.y_elems * elem_bytes + 1023) / 1024 * 1024;
+  auto pitch = [](const int* p, int axis, int coef) { return axis >= 0 ? p[axis] * coef : 0; };
+  g.x_pitch_w = pitch(xp, g.x_axis[w], g.x_coef[w]), g.y_pitch_w = pitch(yp, g.y_axis[w], g.y_coef[w]);
+  g.x_pitch_h = h >= 0 ? pitch(xp, g.x_axis[h], g.x_coef[h]) : 0;
+  g.y_pitch_h = h >= 0 ? pitch(yp, g.y_axis[h], g.y_coef[h]) : 0;
+  g.x_tap = pitch(xp, tap_axis[s], tap_coef[s]);
+  // The units: C's column of a tap is the taps' digits in mixed radix (slowest first).
+  int u = 0;
+  for (index_t o = 0; o < others; ++o) {
+    int x_off = 0;
+    index_t rest = o, n_other = 0, radix = S;
+    for (int p = s - 1; p >= 0; --p) {
+      const index_t v = rest % tap_len[p];
+      rest /= tap_len[p];
+      x_off += static_cast<int>(v) * pitch(xp, tap_axis[p], tap_coef[p]);
+      n_other += v * radix;
+      radix *= tap_len[p];
+    }
+    for (int c = 0; c < spacing && c < S; ++c)
+      for (index_t i = 0; c + i * spacing < S; i += g.taps) {
+        staged_unit& un = g.unit[u++];
+        un.x_off = x_off;
+        un.first = static_cast<int>(c + i * spacing);
+        const index_t left = (S - un.first + spacing - 1) / spacing;
+        un.count = static_cast<int>(left < g.taps ? left : g.taps);
+        un.n0 = static_cast<int>(n_other + un.first);
+      }
+  }
+  r.ok = true;
+  return r;
+}
+
+// The plan of a single GEMM's views (elem_bytes: the element size the kernel would read), or why not.
+template <class V>
+staged_plan staged_plan_of(const V& v, int elem_bytes, staged_limits lim = {}) {
+  if (v.m() != 1) {
+    staged_plan r;
+    r.why = "more than one row per group";
+    return r;
+  }
+  const boxes::view_digits dA = boxes::digits_of(v.a), dB = boxes::digits_of(v.b);
+  return plan_staged_sliding(dA, boxes::axes_of(dA), dB, boxes::axes_of(dB), elem_bytes, lim);
+}
+}  // namespace tg
