@@ -13,6 +13,8 @@
 // step's index. The sums: each warp over its tiles in order, the slices of a unit in order, then the
 // blocks of a channel block in order (sliding_sum_kernel): bit-identical run to run.
 #pragma once
+#include <map>
+#include <mutex>
 #include <string>
 #include "arch/convert.hpp"
 #include "arch/tma_nvidia.hpp"
@@ -37,7 +39,42 @@ inline std::size_t staged_smem_bytes(const staged_geometry& g, int taps) {
   return (stages > sums ? stages : sums) + 64;
 }
 
-template <class E, int T>
+// One warp's taps along R rows of a tile at once (R independent chains of loads and products: the
+// kernel is latency-bound with few warps, performance.md section 29): the window at w = w_res but its
+// last tap first, then per step one dy pair and one x pair per row, 2 x T products per row into that
+// row's sums. Row r's words start at x_row[r] and y_row[r] (4-byte words, this lane's included).
+struct staged_walk {
+  int w_res, tw, w_step, x_pitch_w, y_pitch_w, x_tap, last_tap, first, fake, spacing;
+};
+template <class E, int T, int R>
+__device__ __forceinline__ void staged_slide_rows(const std::uint32_t* xs, const std::uint32_t* ys, const int (&x_row)[R], const int (&y_row)[R],
+                                                  const staged_walk& k, float (&acc)[R][T][2]) {
+  float ring[R][T][2];
+  TG_UNROLL for (int r = 0; r < R; ++r) TG_UNROLL for (int i = 0; i < T; ++i) {
+    ring[r][i][0] = ring[r][i][1] = 0.0f;
+    if (i >= k.fake && i < T - 1)
+      arch::cvt_pair_to_operands<E>(xs[x_row[r] + k.w_res * k.x_pitch_w + (k.first + (i - k.fake) * k.spacing) * k.x_tap], ring[r][i][0], ring[r][i][1]);
+  }
+  for (int w = k.w_res; w < k.tw; w += k.w_step * T) {
+    TG_UNROLL for (int step = 0; step < T; ++step) {
+      const int ww = w + step * k.w_step;
+      if (ww >= k.tw) break;
+      float dy[R][2];
+      TG_UNROLL for (int r = 0; r < R; ++r) {
+        arch::cvt_pair_to_operands<E>(ys[y_row[r] + ww * k.y_pitch_w], dy[r][0], dy[r][1]);
+        float (&fresh)[2] = ring[r][(T - 1 + step) % T];
+        arch::cvt_pair_to_operands<E>(xs[x_row[r] + ww * k.x_pitch_w + k.last_tap], fresh[0], fresh[1]);
+      }
+      TG_UNROLL for (int r = 0; r < R; ++r) TG_UNROLL for (int i = 0; i < T; ++i) {
+        acc[r][i][0] += dy[r][0] * ring[r][(i + step) % T][0];
+        acc[r][i][1] += dy[r][1] * ring[r][(i + step) % T][1];
+      }
+    }
+  }
+}
+
+// R: rows a warp walks at once (1 or 2; the schedule's staged_rows).
+template <class E, int T, int R>
 __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kernel(const __grid_constant__ staged_args a) {
   extern __shared__ __align__(1024) unsigned char smem[];
   const staged_geometry& g = a.geo;
@@ -73,9 +110,9 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kerne
   const staged_unit u = g.unit[warp / per_unit];
   const int fake = T - u.count;  // the ring's first `fake` taps are not real: their sums are never stored
   // Offsets in 4-byte words (every pitch is a multiple of the 64 channels: halving is exact).
-  const int w_step = g.slide_w, x_pitch_w = g.x_pitch_w / 2, y_pitch_w = g.y_pitch_w / 2, x_tap = g.x_tap / 2;
-  const int last_tap = (u.first + (u.count - 1) * g.spacing) * x_tap;
-  float acc[T][2] = {};
+  staged_walk k{w_res, 0, g.slide_w, g.x_pitch_w / 2, g.y_pitch_w / 2, g.x_tap / 2, 0, u.first, fake, g.spacing};
+  k.last_tap = (u.first + (u.count - 1) * g.spacing) * k.x_tap;
+  float acc[R][T][2] = {};  // a sum per row in flight, added in order at the end
   for (index_t t = t0; t < t1; ++t) {
     const int s = static_cast<int>((t - t0) % staged_stages);
     arch::mbarrier_wait(&full[s], static_cast<std::uint32_t>(((t - t0) / staged_stages) & 1));
@@ -84,27 +121,17 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kerne
     // Pairs of channels: 4-byte words, lane `lane` of each row of 64 channels.
     const auto* const xs = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes) + lane;
     const auto* const ys = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes + g.y_at) + lane;
-    for (int hh = h_res; hh < th; hh += g.slices_h) {
-      const int x_row = (u.x_off + hh * g.x_pitch_h) / 2, y_row = hh * (g.y_pitch_h / 2);
-      float ring[T][2];
-      TG_UNROLL for (int i = 0; i < T; ++i) {  // the window at w = w_res, but its last tap (the first step loads it)
-        ring[i][0] = ring[i][1] = 0.0f;
-        if (i >= fake && i < T - 1)
-          arch::cvt_pair_to_operands<E>(xs[x_row + w_res * x_pitch_w + (u.first + (i - fake) * g.spacing) * x_tap], ring[i][0], ring[i][1]);
-      }
-      for (int w = w_res; w < tw; w += w_step * T) {
-        TG_UNROLL for (int step = 0; step < T; ++step) {
-          const int ww = w + step * w_step;
-          if (ww >= tw) break;
-          float dy[2];
-          arch::cvt_pair_to_operands<E>(ys[y_row + ww * y_pitch_w], dy[0], dy[1]);
-          float (&fresh)[2] = ring[(T - 1 + step) % T];
-          arch::cvt_pair_to_operands<E>(xs[x_row + ww * x_pitch_w + last_tap], fresh[0], fresh[1]);
-          TG_UNROLL for (int i = 0; i < T; ++i) {
-            acc[i][0] += dy[0] * ring[(i + step) % T][0];
-            acc[i][1] += dy[1] * ring[(i + step) % T][1];
-          }
-        }
+    k.tw = tw;
+    int hh = h_res;
+    for (; hh + (R - 1) * g.slices_h < th; hh += R * g.slices_h) {
+      int x_row[R], y_row[R];
+      TG_UNROLL for (int r = 0; r < R; ++r) x_row[r] = (u.x_off + (hh + r * g.slices_h) * g.x_pitch_h) / 2, y_row[r] = (hh + r * g.slices_h) * (g.y_pitch_h / 2);
+      staged_slide_rows<E, T, R>(xs, ys, x_row, y_row, k, acc);
+    }
+    if constexpr (R > 1) {  // a last row alone
+      if (hh < th) {
+        const int x_row[1] = {(u.x_off + hh * g.x_pitch_h) / 2}, y_row[1] = {hh * (g.y_pitch_h / 2)};
+        staged_slide_rows<E, T, 1>(xs, ys, x_row, y_row, k, reinterpret_cast<float (&)[1][T][2]>(acc[0]));
       }
     }
     __syncthreads();  // every warp is done with stage s: its next tile may land there
@@ -113,9 +140,10 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kerne
   // The slices of a unit in order (w residue, then row slice), into the workspace.
   float* const sums = reinterpret_cast<float*>(smem);
   __syncthreads();
-  TG_UNROLL for (int i = 0; i < T; ++i) {
-    sums[((warp * 32 + lane) * T + i) * 2] = acc[i][0];
-    sums[((warp * 32 + lane) * T + i) * 2 + 1] = acc[i][1];
+  TG_UNROLL for (int i = 0; i < T; ++i) TG_UNROLL for (int q = 0; q < 2; ++q) {
+    float sum = acc[0][i][q];
+    TG_UNROLL for (int r = 1; r < R; ++r) sum += acc[r][i][q];
+    sums[((warp * 32 + lane) * T + i) * 2 + q] = sum;
   }
   __syncthreads();
   if (slice != 0) return;
@@ -130,21 +158,23 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kerne
     }
 }
 
-template <class E, int T>
-bool staged_runs_here(std::size_t smem) {
-  static const bool ok = [] {
-    cudaDeviceProp p{};
-    if (cudaGetDeviceProperties(&p, arch::current_device()) != cudaSuccess || p.major != 9) return false;
-    cudaFuncAttributes at{};
-    if (cudaFuncGetAttributes(&at, &staged_sliding_kernel<E, T>) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    if (at.binaryVersion != 90) return false;
-    arch::allow_dynamic_shared(&staged_sliding_kernel<E, T>, std::size_t{227} * 1024);  // an sm_90 block's most
-    return true;
-  }();
-  return ok && smem <= 227 * 1024;
+// Whether the current device runs this kernel's sm_90a image (a Hopper GPU and a build for 90a); gives
+// it an sm_90 block's most shared memory, once per kernel.
+inline bool staged_runs_here(void (*kernel)(staged_args)) {
+  static std::mutex lock;
+  static std::map<void (*)(staged_args), bool> known;
+  std::lock_guard<std::mutex> hold(lock);
+  const auto it = known.find(kernel);
+  if (it != known.end()) return it->second;
+  bool ok = false;
+  cudaDeviceProp p{};
+  cudaFuncAttributes at{};
+  if (cudaGetDeviceProperties(&p, arch::current_device()) == cudaSuccess && p.major == 9) {
+    if (cudaFuncGetAttributes(&at, kernel) != cudaSuccess) (void)cudaGetLastError();
+    else if (at.binaryVersion == 90) ok = true, arch::allow_dynamic_shared(kernel, std::size_t{227} * 1024);
+  }
+  known.emplace(kernel, ok);
+  return ok;
 }
 
 // Runs the batch through the staged sliding pipeline where it plans; else false and why.
@@ -165,9 +195,12 @@ bool launch_staged_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep
     if (!p.ok && lim.blocks > 1) lim.blocks = 1, p = staged_plan_of(v, static_cast<int>(sizeof(E)), lim);
     if (!p.ok) return why = p.why, false;
     const staged_geometry& g = p.geo;
-    const int T = g.taps;
+    const int T = g.taps, R = tma_gemm::sm90_schedule().staged_rows;
     const std::size_t smem = staged_smem_bytes(g, T);
-    if (!(T == 4 ? staged_runs_here<E, 4>(smem) : staged_runs_here<E, 8>(smem))) return why = "not an sm_90a GPU and build", false;
+    // The kernel for (T, R) and whether this device runs it.
+    auto* const kernel = T == 4 ? (R == 2 ? &staged_sliding_kernel<E, 4, 2> : &staged_sliding_kernel<E, 4, 1>)
+                                : (R == 2 ? &staged_sliding_kernel<E, 8, 2> : &staged_sliding_kernel<E, 8, 1>);
+    if (!staged_runs_here(kernel) || smem > std::size_t{227} * 1024) return why = "not an sm_90a GPU and build", false;
     const E* const x = v.b.data + p.x.base;
     const E* const y = v.a.data + p.y.base;
     if (((reinterpret_cast<std::uintptr_t>(x) | reinterpret_cast<std::uintptr_t>(y)) & 15u) != 0) return why = "x or dy not 16-byte aligned", false;
@@ -187,13 +220,13 @@ bool launch_staged_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep
     a.workspace = be.template scratch<float>(splits * G * N).data();
     const dim3 grid(static_cast<unsigned>(channel_blocks), static_cast<unsigned>(splits));
     const int threads = 32 * g.warps();
-    if (T == 4) TG_LAUNCH((staged_sliding_kernel<E, 4>), grid, threads, smem, be.stream, a);
-    else TG_LAUNCH((staged_sliding_kernel<E, 8>), grid, threads, smem, be.stream, a);
+    TG_LAUNCH(kernel, grid, threads, smem, be.stream, a);
     TG_LAUNCH((sliding_sum_kernel<Batch>), static_cast<unsigned>(ceil_div(G * N, index_t{32})), 256, 0, be.stream, batch, ep, a.workspace, splits,
               memory_order(v.c.desc));
     why = "staged sliding: " + std::to_string(channel_blocks) + " blocks of 64 channels x " + std::to_string(splits) + " ranges of " +
           std::to_string(per) + " tiles of " + std::to_string(g.ext[g.k_digits - 1]) + (g.k_digits > 1 ? "x" + std::to_string(g.ext[g.k_digits - 2]) : "") +
-          " outputs, " + std::to_string(g.units) + " units of " + std::to_string(T) + " taps, " + std::to_string(threads) + " threads, " + std::to_string(lim.blocks) + " per SM";
+          " outputs, " + std::to_string(g.units) + " units of " + std::to_string(T) + " taps, " + std::to_string(threads) + " threads, " + std::to_string(lim.blocks) + " per SM, " +
+          std::to_string(R) + " rows per warp at once";
     return true;
   }
 }
