@@ -94,7 +94,7 @@ def classify(d, unit="ops"):
              ("gpu_window::max_forward_kernel<", "max forward"), ("gpu_rows::row_sums_kernel<", "row sums"),
              ("gpu_rows::for_each_kernel<", "for_each"), ("gpu_rows::row_affine_kernel<", "row affine"),
              ("gpu_rows::row_affine_ordered_kernel<", "row affine"), ("tma_gemm::tma_gemm_kernel<", "tma gemm"),
-             ("tma_gemm::tma_halo_kernel<", "tma gemm"),
+             ("tma_gemm::tma_halo_kernel<", "tma gemm"), ("gpu_gemm::staged_sliding_kernel<", "staged sliding"),
              ("gpu_relayout::transpose_kernel<", "relayout transpose"), ("gpu_relayout::rows_kernel<", "relayout rows"),
              ("gpu_relayout::generic_kernel<", "relayout generic"))
     kind = next((k for key, k in kinds if key in d), "other")
@@ -123,6 +123,10 @@ def classify(d, unit="ops"):
                 (" ring" if flags[:1] == ["true"] else "") + (" waited" if flags[1:2] == ["false"] else "")
     elif kind.startswith("relayout"):
         op = "relayout"
+    elif kind == "staged sliding":  # staged_sliding_kernel<E, taps, rows>: depthwise backward weight's, params decide the rest
+        op = "grouped_conv_bwd_weight"
+        m = re.search(r"staged_sliding_kernel<[^,]+, (?:\(int\))?(\d+), (?:\(int\))?(\d+)>", d)
+        detail = f"{m.group(1)} taps x {m.group(2)} rows" if m else ""
     elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN, KHalo, Consumers>, AMn, BMn, GEMMs>: one kernel serves every op (params decide)
         op = "conv GEMMs"
         m = re.search(r"[^_]tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?(?:, (?:\(int\))?\d+)?>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)(?:, (?:\(int\))?(\d+))?>", d)
@@ -209,7 +213,7 @@ def print_table(rows, columns, out=sys.stdout):
 
 ORDER = ["conv_fwd", "convnd_bwd_data", "grouped_conv_bwd_weight", "maxpool2d_bwd", "maxpool2d_fwd", "avgpool3d_bwd",
          "groupnorm_bwd", "groupnorm_fwd", "?"]
-KIND_ORDER = ["tma gemm", "gemm", "small-M gemm", "depthwise gemm", "sliding gemm", "sliding entries", "sliding sum", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine",
+KIND_ORDER = ["tma gemm", "staged sliding", "gemm", "small-M gemm", "depthwise gemm", "sliding gemm", "sliding entries", "sliding sum", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine",
               "relayout transpose", "relayout rows", "relayout generic", "other"]
 
 

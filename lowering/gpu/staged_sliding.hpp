@@ -13,14 +13,12 @@
 // step's index. The sums: each warp over its tiles in order, the slices of a unit in order, then the
 // blocks of a channel block in order (sliding_sum_kernel): bit-identical run to run.
 #pragma once
-#include <map>
-#include <mutex>
 #include <string>
 #include "arch/convert.hpp"
 #include "arch/tma_nvidia.hpp"
 #include "lowering/gpu/gemm_sliding.hpp"
 #include "lowering/gpu/staged_sliding_plan.hpp"
-#include "lowering/gpu/tma_gemm/plan.hpp"
+#include "lowering/gpu/tma_gemm/launch.hpp"
 
 namespace tg {
 namespace gpu_gemm {
@@ -158,23 +156,18 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kerne
     }
 }
 
-// Whether the current device runs this kernel's sm_90a image (a Hopper GPU and a build for 90a); gives
-// it an sm_90 block's most shared memory, once per kernel.
-inline bool staged_runs_here(void (*kernel)(staged_args)) {
-  static std::mutex lock;
-  static std::map<void (*)(staged_args), bool> known;
-  std::lock_guard<std::mutex> hold(lock);
-  const auto it = known.find(kernel);
-  if (it != known.end()) return it->second;
-  bool ok = false;
-  cudaDeviceProp p{};
-  cudaFuncAttributes at{};
-  if (cudaGetDeviceProperties(&p, arch::current_device()) == cudaSuccess && p.major == 9) {
-    if (cudaFuncGetAttributes(&at, kernel) != cudaSuccess) (void)cudaGetLastError();
-    else if (at.binaryVersion == 90) ok = true, arch::allow_dynamic_shared(kernel, std::size_t{227} * 1024);
+// The kernel for (T, R) where this device runs its sm_90a image (a Hopper GPU and a build for 90a),
+// with an sm_90 block's most shared memory; else null.
+template <class E>
+auto staged_kernel_here(int T, int R) -> void (*)(staged_args) {
+  constexpr int most = 227 * 1024;
+  using tma_gemm::image_runs_here;
+  if (T == 4) {
+    if (R == 2) return image_runs_here<&staged_sliding_kernel<E, 4, 2>, most>() ? &staged_sliding_kernel<E, 4, 2> : nullptr;
+    return image_runs_here<&staged_sliding_kernel<E, 4, 1>, most>() ? &staged_sliding_kernel<E, 4, 1> : nullptr;
   }
-  known.emplace(kernel, ok);
-  return ok;
+  if (R == 2) return image_runs_here<&staged_sliding_kernel<E, 8, 2>, most>() ? &staged_sliding_kernel<E, 8, 2> : nullptr;
+  return image_runs_here<&staged_sliding_kernel<E, 8, 1>, most>() ? &staged_sliding_kernel<E, 8, 1> : nullptr;
 }
 
 // Runs the batch through the staged sliding pipeline where it plans; else false and why.
@@ -197,10 +190,9 @@ bool launch_staged_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep
     const staged_geometry& g = p.geo;
     const int T = g.taps, R = tma_gemm::sm90_schedule().staged_rows;
     const std::size_t smem = staged_smem_bytes(g, T);
-    // The kernel for (T, R) and whether this device runs it.
-    auto* const kernel = T == 4 ? (R == 2 ? &staged_sliding_kernel<E, 4, 2> : &staged_sliding_kernel<E, 4, 1>)
-                                : (R == 2 ? &staged_sliding_kernel<E, 8, 2> : &staged_sliding_kernel<E, 8, 1>);
-    if (!staged_runs_here(kernel) || smem > std::size_t{227} * 1024) return why = "not an sm_90a GPU and build", false;
+    auto* const kernel = staged_kernel_here<E>(T, R);
+    if (kernel == nullptr) return why = "not an sm_90a GPU and build", false;
+    if (smem > std::size_t{227} * 1024) return why = "shared memory: " + std::to_string(smem) + " bytes", false;
     const E* const x = v.b.data + p.x.base;
     const E* const y = v.a.data + p.y.base;
     if (((reinterpret_cast<std::uintptr_t>(x) | reinterpret_cast<std::uintptr_t>(y)) & 15u) != 0) return why = "x or dy not 16-byte aligned", false;

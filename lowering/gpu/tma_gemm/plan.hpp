@@ -170,7 +170,7 @@ struct schedule {
   bool tma_store = false;        // C's tiles stored as TMA boxes where they are (c_store_plan.hpp): 2-14% slower (section 28)
   bool staged_sliding = true;    // depthwise backward weight on TMA-staged tiles (staged_sliding.hpp) where it plans
   int staged_blocks = 2;         // ... blocks of it per multiprocessor (1 or 2: each then half the stages and warps; 2: 0-15% faster, section 29)
-  int staged_rows = 1;           // ... rows a warp walks at once (1 or 2)
+  int staged_rows = 2;           // ... rows a warp walks at once (1 or 2; 2: 7-23% faster, section 29)
   split_costs split_cost;
   int l2_promotion_bytes = 256;
   bool force_tile = false;
