@@ -40,12 +40,10 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
   }
   // One row per group, groups one element apart, one long reduction (channels-last depthwise backward
   // weight): on sm_90 tiles of dy and x staged by the TMA, the filter taps sliding over shared memory;
-  // elsewhere (or where that does not plan, or split-K was asked for) each thread's taps slide along
-  // the output row in registers.
+  // elsewhere (or where that does not plan) each thread's taps slide along the output row in registers.
   std::string why_staged = "HIP build";
 #if defined(__CUDACC__) && !defined(__HIP__)
-  if (pol.k_splits > 1) why_staged = "split-K asked for";
-  else if (!cp_async_only && gpu_gemm::launch_staged_sliding(be, batch, ep, why_staged)) {
+  if (!cp_async_only && gpu_gemm::launch_staged_sliding(be, batch, ep, pol, why_staged)) {
     report_gemm_path(why_staged);
     return;
   }

@@ -172,7 +172,7 @@ auto staged_kernel_here(int T, int R) -> void (*)(staged_args) {
 
 // Runs the batch through the staged sliding pipeline where it plans; else false and why.
 template <class Batch>
-bool launch_staged_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep, std::string& why) {
+bool launch_staged_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, std::string& why) {
   using V = decltype(batch.views(0));
   using E = elem_t<decltype(V::b)>;
   constexpr bool b16 = std::is_same_v<E, half_t> || std::is_same_v<E, bf16_t>;
@@ -193,13 +193,13 @@ bool launch_staged_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep
     auto* const kernel = staged_kernel_here<E>(T, R);
     if (kernel == nullptr) return why = "not an sm_90a GPU and build", false;
     if (smem > std::size_t{227} * 1024) return why = "shared memory: " + std::to_string(smem) + " bytes", false;
-    const E* const x = v.b.data + p.x.base;
-    const E* const y = v.a.data + p.y.base;
-    if (((reinterpret_cast<std::uintptr_t>(x) | reinterpret_cast<std::uintptr_t>(y)) & 15u) != 0) return why = "x or dy not 16-byte aligned", false;
+    if (!tma_gemm::tma_aligned(p.x, v.b.data) || !tma_gemm::tma_aligned(p.y, v.a.data)) return why = "x or dy not 16-byte aligned", false;
     const index_t G = v.groups(), N = v.n();
     const index_t channel_blocks = ceil_div(G, index_t{staged_channels});
-    // lim.blocks per multiprocessor (the stages take their share of its shared memory); the tiles split evenly.
-    const index_t want = be.processors() * lim.blocks / channel_blocks > 1 ? be.processors() * lim.blocks / channel_blocks : 1;
+    // lim.blocks per multiprocessor (the stages take their share of its shared memory), or the split
+    // count asked for; the tiles split evenly.
+    index_t want = be.processors() * lim.blocks / channel_blocks > 1 ? be.processors() * lim.blocks / channel_blocks : 1;
+    if (pol.k_splits > 0) want = pol.k_splits;
     const index_t per = ceil_div(g.tiles, want < g.tiles ? want : g.tiles);
     const index_t splits = ceil_div(g.tiles, per);
     staged_args a{};

@@ -11,6 +11,7 @@
 //   sum over axes of (coordinate - box corner) * pitch,
 // so a (tap, output position) is an affine offset there and each warp's taps slide along w.
 #pragma once
+#include <climits>
 #include <string>
 #include "lowering/gpu/boxes.hpp"
 
@@ -199,6 +200,20 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
   if (others * chunks > staged_max_units || others * chunks * slide_w > lim.warps())
     return fail("filter too large: " + std::to_string(others * chunks * slide_w) + " warps of taps (at most " + std::to_string(lim.warps()) + ")");
   g.units = static_cast<int>(others * chunks), g.slices_w = slide_w;
+  // TMA coordinates are 32-bit: every corner and every coordinate a box reaches must be one.
+  auto reach = [&](bool x, int axis) {
+    index_t hi = x ? aB.base[axis] : aA.base[axis];
+    for (int d = 0; d < K; ++d)
+      if ((x ? g.x_axis[d] : g.y_axis[d]) == axis) hi += (g.len[d] - 1) * (x ? g.x_coef[d] : g.y_coef[d]);
+    if (x)
+      for (int p = 0; p < taps; ++p)
+        if (tap_axis[p] == axis) hi += (tap_len[p] - 1) * tap_coef[p];
+    return hi + staged_channels;
+  };
+  for (int a = 0; a < aB.tensor.rank; ++a)
+    if (aB.tensor.length[a] > INT_MAX || reach(true, a) > INT_MAX) return fail("x too long for 32-bit TMA coordinates");
+  for (int a = 0; a < aA.tensor.rank; ++a)
+    if (aA.tensor.length[a] > INT_MAX || reach(false, a) > INT_MAX) return fail("dy too long for 32-bit TMA coordinates");
   // Tile extents: w as long as a box allows, h the most rows whose stages fit.
   auto box_extent = [&](bool x, int axis, const int* ext) {
     index_t e = 1;
@@ -210,9 +225,9 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
     return e;
   };
   const index_t tap_span = S > 1 ? (S - 1) * tap_coef[s] : 0;
+  if (tap_span >= staged_max_box) return fail("filter row wider than a TMA box");
   index_t most_w = (staged_max_box - 1 - tap_span) / (g.len[w] > 1 ? g.x_coef[w] : 1) + 1;
   most_w = most_w < staged_max_box ? most_w : staged_max_box;
-  if (most_w < 1) return fail("filter row wider than a TMA box");
   int tw = detail::ceil_balance(g.len[w], static_cast<int>(most_w < g.len[w] ? most_w : g.len[w]));
   const index_t len_h = h >= 0 ? g.len[h] : 1;
   int th = 0;

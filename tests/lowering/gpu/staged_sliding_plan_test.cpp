@@ -79,7 +79,14 @@ void check_plan(const View& v, checker& out, tg::staged_limits lim) {
         ASSERT_LE(u.count, g.taps);
         for (int wr = 0; wr < g.slices_w; ++wr)
           for (int hr = 0; hr < g.slices_h; ++hr)
-            for (int hh = hr; hh < th; hh += g.slices_h)
+            for (int hh = hr; hh < th; hh += g.slices_h) {
+              // The ring's warm-up (every tap but the last at w = the residue, even past the tile's end)
+              // reads inside the staged box.
+              for (int i = 0; i + 1 < u.count; ++i) {
+                const index_t xo = u.x_off + hh * g.x_pitch_h + wr * g.x_pitch_w + (u.first + i * g.spacing) * g.x_tap;
+                ASSERT_GE(xo, 0);
+                ASSERT_LE(xo + tg::staged_channels, g.x_elems) << "warm-up read past the box";
+              }
               for (int ww = wr; ww < tw; ww += g.slide_w) {
                 index_t k = 0;
                 for (int d = 0; d < g.k_digits; ++d) k = k * g.len[d] + start[d] + (d == w ? ww : d == h ? hh : 0);
@@ -103,6 +110,7 @@ void check_plan(const View& v, checker& out, tg::staged_limits lim) {
                   if (c0 == 0) ++seen[n * K + k], ++out.reads;
                 }
               }
+            }
       }
     }
   }
@@ -159,6 +167,9 @@ TEST(StagedSlidingPlan, ConvolutionBatches) {
       {problem(1, 16, 16, 3, 17, 1, 1), "", 1, 4},     // 1-d
       {problem(3, 16, 16, 3, 6, 1, 1), "", 9, 4},      // 3-d: a unit per (depth, row) of the filter
       {problem(2, 24, 24, 1, 9, 1, 1), "", 1, 4},      // 1x1
+      {problem(1, 16, 16, 3, 600, 2, 3), "", 2, 4},    // rows of 298 in 3 tiles along w; dilation 3 over stride 2: 3 residues of w
+      {problem(1, 16, 16, 3, 300, 1, 2), "", 1, 4},    // rows of 298 in 2 tiles; dilation 2: 2 residues of w
+      {problem(1, 16, 16, 3, 600, 100, 200), "filter row wider than a TMA box", 0, 0},  // taps 200 apart
       {problem(2, 16, 32, 3, 9, 1, 1), "more than one row per group", 0, 0},  // channel multiplier 2
       {problem(2, 12, 12, 3, 9, 1, 1), "x's strides are not multiples of 16 bytes", 0, 0},
       {problem(2, 16, 16, 3, 9, 1, 1, L::nchw), "groups not the contiguous axis of dy and x", 0, 0},
