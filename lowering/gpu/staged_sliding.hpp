@@ -13,8 +13,12 @@
 // step's index. The sums: each warp over its tiles in order, the slices of a unit in order, then the
 // blocks of a channel block in order (sliding_sum_kernel): bit-identical run to run.
 #pragma once
+#include <mutex>
 #include <string>
+#include <unordered_map>
+#include <vector>
 #include "arch/convert.hpp"
+#include "arch/nvidia_sm90.hpp"
 #include "arch/tma_nvidia.hpp"
 #include "lowering/gpu/gemm_sliding.hpp"
 #include "lowering/gpu/staged_sliding_plan.hpp"
@@ -74,6 +78,7 @@ __device__ __forceinline__ void staged_slide_rows(const std::uint32_t* xs, const
 // R: rows a warp walks at once (1 or 2; the schedule's staged_rows).
 template <class E, int T, int R>
 __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kernel(const __grid_constant__ staged_args a) {
+#if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
   extern __shared__ __align__(1024) unsigned char smem[];
   const staged_geometry& g = a.geo;
   const std::size_t stage_area = static_cast<std::size_t>(staged_stages) * g.stage_bytes;
@@ -154,13 +159,16 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kerne
       for (int sl = 0; sl < per_unit; ++sl) sum += sums[(((warp + sl) * 32 + lane) * T + i) * 2 + q];
       ws[c * a.columns + u.n0 + (i - fake) * g.spacing] = sum;
     }
+#elif defined(__CUDA_ARCH__)
+  arch::trap();  // a device pass without TMA (not sm_90a): never launched (staged_kernel_here checks the image)
+#endif
 }
 
 // The kernel for (T, R) where this device runs its sm_90a image (a Hopper GPU and a build for 90a),
 // with an sm_90 block's most shared memory; else null.
 template <class E>
 auto staged_kernel_here(int T, int R) -> void (*)(staged_args) {
-  constexpr int most = 227 * 1024;
+  constexpr int most = arch::nvidia_sm90::lds_bytes_per_block;
   using tma_gemm::image_runs_here;
   if (T == 4) {
     if (R == 2) return image_runs_here<&staged_sliding_kernel<E, 4, 2>, most>() ? &staged_sliding_kernel<E, 4, 2> : nullptr;
@@ -168,6 +176,31 @@ auto staged_kernel_here(int T, int R) -> void (*)(staged_args) {
   }
   if (R == 2) return image_runs_here<&staged_sliding_kernel<E, 8, 2>, most>() ? &staged_sliding_kernel<E, 8, 2> : nullptr;
   return image_runs_here<&staged_sliding_kernel<E, 8, 1>, most>() ? &staged_sliding_kernel<E, 8, 1> : nullptr;
+}
+
+// The plan of a view's shape, made once (the views' digits and axes took about a microsecond of host
+// time in every call): blocks per multiprocessor from the schedule, one where the filter needs more
+// warps than a share of them (`lim` says which). Keyed as the TMA GEMM's plans are (plan_cache.hpp).
+template <class V>
+staged_plan staged_plan_cached(const V& v, int elem_bytes, int blocks, staged_limits& lim) {
+  struct entry {
+    staged_plan plan;
+    staged_limits lim;
+  };
+  static std::mutex m;
+  static std::unordered_map<std::vector<long long>, entry, tma_gemm::detail::key_hash> cache;
+  std::vector<long long> key = tma_gemm::plan_key(std::vector<V>{v});
+  key.push_back(blocks);
+  std::lock_guard<std::mutex> hold(m);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    if (cache.size() >= 256) cache.clear();
+    entry e{staged_plan_of(v, elem_bytes, staged_limits{blocks}), staged_limits{blocks}};
+    if (!e.plan.ok && blocks > 1) e.lim = staged_limits{1}, e.plan = staged_plan_of(v, elem_bytes, e.lim);
+    it = cache.emplace(std::move(key), std::move(e)).first;
+  }
+  lim = it->second.lim;
+  return it->second.plan;  // a copy: another thread may clear the cache
 }
 
 // Runs the batch through the staged sliding pipeline where it plans; else false and why.
@@ -182,17 +215,15 @@ bool launch_staged_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep
   } else {
     if (!tma_gemm::sm90_schedule().staged_sliding) return why = "TG_STAGED_SLIDING=0", false;
     const V v = batch.views(0);
-    // Blocks per multiprocessor from the schedule, one where the filter needs more warps than a share.
-    staged_limits lim{tma_gemm::sm90_schedule().staged_blocks};
-    staged_plan p = staged_plan_of(v, static_cast<int>(sizeof(E)), lim);
-    if (!p.ok && lim.blocks > 1) lim.blocks = 1, p = staged_plan_of(v, static_cast<int>(sizeof(E)), lim);
+    staged_limits lim;
+    const staged_plan p = staged_plan_cached(v, static_cast<int>(sizeof(E)), tma_gemm::sm90_schedule().staged_blocks, lim);
     if (!p.ok) return why = p.why, false;
     const staged_geometry& g = p.geo;
     const int T = g.taps, R = tma_gemm::sm90_schedule().staged_rows;
     const std::size_t smem = staged_smem_bytes(g, T);
     auto* const kernel = staged_kernel_here<E>(T, R);
     if (kernel == nullptr) return why = "not an sm_90a GPU and build", false;
-    if (smem > std::size_t{227} * 1024) return why = "shared memory: " + std::to_string(smem) + " bytes", false;
+    if (smem > std::size_t{arch::nvidia_sm90::lds_bytes_per_block}) return why = "shared memory: " + std::to_string(smem) + " bytes", false;
     if (!tma_gemm::tma_aligned(p.x, v.b.data) || !tma_gemm::tma_aligned(p.y, v.a.data)) return why = "x or dy not 16-byte aligned", false;
     const index_t G = v.groups(), N = v.n();
     const index_t channel_blocks = ceil_div(G, index_t{staged_channels});
