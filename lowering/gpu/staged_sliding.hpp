@@ -6,12 +6,13 @@
 // in flight each), which whole boxes in flight are not.
 //
 // A block: 64 channels (a lane's pair of them) x a range of tiles; one thread issues a tile's two
-// boxes onto a stage's barrier, `staged_stages` tiles ahead. Warps: a chunk of taps each (a unit), times
-// the residues of w that its slide needs, times slices of the tile's rows. Along a row a warp's taps
-// slide: tap i + 1 at w is tap i at w + slide_w, so a step reads one dy pair and one x pair for
-// 2 x taps products, the other taps' x kept as floats in a ring whose rotation is the unrolled
-// step's index. The sums: each warp over its tiles in order, the slices of a unit in order, then the
-// blocks of a channel block in order (sliding_sum_kernel): bit-identical run to run.
+// boxes onto a stage's barrier, `staged_stages` tiles ahead. Warps: a walker each (a chunk of taps, a
+// unit, or for a 3x3 filter all three rows of it), times the residues of w that its slide needs, times
+// slices of the tile's rows, times segments of w. Along a row a warp's taps slide: tap i + 1 at w is
+// tap i at w + slide_w, so a step reads one dy pair and one x pair per unit for 2 x taps products
+// each, the other taps' x kept as floats in a ring whose rotation is the unrolled step's index. The
+// sums: each warp over its tiles in order, the slices of a walker in order, then the blocks of a
+// channel block in order (sliding_sum_kernel): bit-identical run to run.
 #pragma once
 #include <mutex>
 #include <string>
@@ -34,55 +35,63 @@ struct staged_args {
   float* workspace;         // [blocks along y][G][N]
 };
 
-// A stage's smem bytes and its barrier follow the stages.
-inline std::size_t staged_smem_bytes(const staged_geometry& g, int taps) {
+// A stage's smem bytes and its barrier follow the stages (the warps' sums reuse the stages at the end).
+inline std::size_t staged_smem_bytes(const staged_geometry& g) {
   const std::size_t stages = static_cast<std::size_t>(staged_stages) * static_cast<std::size_t>(g.stage_bytes);
-  const std::size_t sums = static_cast<std::size_t>(g.warps()) * 32 * static_cast<std::size_t>(taps) * 2 * sizeof(float);
+  const std::size_t sums = static_cast<std::size_t>(g.warps()) * 32 * static_cast<std::size_t>(g.group * g.taps) * 2 * sizeof(float);
   return (stages > sums ? stages : sums) + 64;
 }
 
-// One warp's taps along R rows of a tile at once (R independent chains of loads and products: the
-// kernel is latency-bound with few warps, performance.md section 29): the window at w = w_res but its
-// last tap first, then per step one dy pair and one x pair per row, 2 x T products per row into that
-// row's sums. Row r's words start at x_row[r] and y_row[r] (4-byte words, this lane's included).
+// One warp's walk along R rows of a tile at once (R independent chains of loads and products: the
+// kernel is latency-bound with few warps, performance.md section 29), for O units at once (rows of
+// taps at x offsets x_unit[o] apart; one dy pair serves them all): the window at w0 but its last tap
+// first, then per step one dy pair per row and one x pair per row and unit, 2 x T products each, up to
+// w1. Row r's words start at x_row[r] and y_row[r] (4-byte words, this lane's included).
 struct staged_walk {
-  int w_res, tw, w_step, x_pitch_w, y_pitch_w, x_tap, last_tap, first, fake, spacing;
+  int w0, w1, w_step, x_pitch_w, y_pitch_w, x_tap, last_tap, first, fake, spacing;
 };
-template <class E, int T, int R>
+template <class E, int T, int O, int R>
 __device__ __forceinline__ void staged_slide_rows(const std::uint32_t* xs, const std::uint32_t* ys, const int (&x_row)[R], const int (&y_row)[R],
-                                                  const staged_walk& k, float (&acc)[R][T][2]) {
-  float ring[R][T][2];
-  TG_UNROLL for (int r = 0; r < R; ++r) TG_UNROLL for (int i = 0; i < T; ++i) {
-    ring[r][i][0] = ring[r][i][1] = 0.0f;
+                                                  const int (&x_unit)[O], const staged_walk& k, float (&acc)[R][O][T][2]) {
+  float ring[R][O][T][2];
+  TG_UNROLL for (int r = 0; r < R; ++r) TG_UNROLL for (int o = 0; o < O; ++o) TG_UNROLL for (int i = 0; i < T; ++i) {
+    ring[r][o][i][0] = ring[r][o][i][1] = 0.0f;
     if (i >= k.fake && i < T - 1)
-      arch::cvt_pair_to_operands<E>(xs[x_row[r] + k.w_res * k.x_pitch_w + (k.first + (i - k.fake) * k.spacing) * k.x_tap], ring[r][i][0], ring[r][i][1]);
+      arch::cvt_pair_to_operands<E>(xs[x_row[r] + x_unit[o] + k.w0 * k.x_pitch_w + (k.first + (i - k.fake) * k.spacing) * k.x_tap], ring[r][o][i][0],
+                                    ring[r][o][i][1]);
   }
-  for (int w = k.w_res; w < k.tw; w += k.w_step * T) {
-    TG_UNROLL for (int step = 0; step < T; ++step) {
-      const int ww = w + step * k.w_step;
-      if (ww >= k.tw) break;
-      float dy[R][2];
-      TG_UNROLL for (int r = 0; r < R; ++r) {
-        arch::cvt_pair_to_operands<E>(ys[y_row[r] + ww * k.y_pitch_w], dy[r][0], dy[r][1]);
-        float (&fresh)[2] = ring[r][(T - 1 + step) % T];
-        arch::cvt_pair_to_operands<E>(xs[x_row[r] + ww * k.x_pitch_w + k.last_tap], fresh[0], fresh[1]);
-      }
-      TG_UNROLL for (int r = 0; r < R; ++r) TG_UNROLL for (int i = 0; i < T; ++i) {
-        acc[r][i][0] += dy[r][0] * ring[r][(i + step) % T][0];
-        acc[r][i][1] += dy[r][1] * ring[r][(i + step) % T][1];
+  // Step `step` of a group of T at ww (the ring's slot (T - 1 + step) % T takes the last tap's x).
+  auto at = [&](int ww, int step) {
+    float dy[R][2];
+    TG_UNROLL for (int r = 0; r < R; ++r) {
+      arch::cvt_pair_to_operands<E>(ys[y_row[r] + ww * k.y_pitch_w], dy[r][0], dy[r][1]);
+      TG_UNROLL for (int o = 0; o < O; ++o) {
+        float (&fresh)[2] = ring[r][o][(T - 1 + step) % T];
+        arch::cvt_pair_to_operands<E>(xs[x_row[r] + x_unit[o] + ww * k.x_pitch_w + k.last_tap], fresh[0], fresh[1]);
       }
     }
+    TG_UNROLL for (int r = 0; r < R; ++r) TG_UNROLL for (int o = 0; o < O; ++o) TG_UNROLL for (int i = 0; i < T; ++i) {
+      acc[r][o][i][0] += dy[r][0] * ring[r][o][(i + step) % T][0];
+      acc[r][o][i][1] += dy[r][1] * ring[r][o][(i + step) % T][1];
+    }
+  };
+  int w = k.w0;
+  for (; w + (T - 1) * k.w_step < k.w1; w += k.w_step * T)  // whole groups: no test per step
+    TG_UNROLL for (int step = 0; step < T; ++step) at(w + step * k.w_step, step);
+  TG_UNROLL for (int step = 0; step < T - 1; ++step) {  // the rest
+    if (w + step * k.w_step >= k.w1) break;
+    at(w + step * k.w_step, step);
   }
 }
 
-// R: rows a warp walks at once (1 or 2; the schedule's staged_rows).
-template <class E, int T, int R>
+// O: units a warp walks at once (1, or 3 with T = 3); R: rows at once (1 or 2: the schedule's staged_rows).
+template <class E, int T, int O, int R>
 __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kernel(const __grid_constant__ staged_args a) {
 #if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
   extern __shared__ __align__(1024) unsigned char smem[];
   const staged_geometry& g = a.geo;
   const std::size_t stage_area = static_cast<std::size_t>(staged_stages) * g.stage_bytes;
-  const std::size_t sum_area = static_cast<std::size_t>(g.warps()) * 32 * T * 2 * sizeof(float);
+  const std::size_t sum_area = static_cast<std::size_t>(g.warps()) * 32 * O * T * 2 * sizeof(float);
   auto* const full = reinterpret_cast<std::uint64_t*>(smem + (stage_area > sum_area ? stage_area : sum_area));
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const index_t c0 = blockIdx.x * index_t{staged_channels};
@@ -107,15 +116,18 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kerne
   };
   if (threadIdx.x == 0)
     for (int s = 0; s < staged_stages && t0 + s < t1; ++s) issue(t0 + s, s);
-  // This warp's unit (taps), its residue of w and its slice of the rows.
-  const int per_unit = g.slices_w * g.slices_h;
-  const int slice = warp % per_unit, w_res = slice / g.slices_h, h_res = slice % g.slices_h;
-  const staged_unit u = g.unit[warp / per_unit];
+  // This warp's walker (O units of taps), its segment of w, its residue of w and its slice of the rows.
+  const int per_walker = g.slices();
+  const int slice = warp % per_walker, walker = warp / per_walker;
+  const int seg = slice / (g.slices_w * g.slices_h), w_res = slice / g.slices_h % g.slices_w, h_res = slice % g.slices_h;
+  const staged_unit u = g.unit[walker * O];
+  int x_unit[O];  // each unit's offset from the first's, in words
+  TG_UNROLL for (int o = 0; o < O; ++o) x_unit[o] = (g.unit[walker * O + o].x_off - u.x_off) / 2;
   const int fake = T - u.count;  // the ring's first `fake` taps are not real: their sums are never stored
   // Offsets in 4-byte words (every pitch is a multiple of the 64 channels: halving is exact).
-  staged_walk k{w_res, 0, g.slide_w, g.x_pitch_w / 2, g.y_pitch_w / 2, g.x_tap / 2, 0, u.first, fake, g.spacing};
+  staged_walk k{seg * g.seg_w + w_res, 0, g.slide_w, g.x_pitch_w / 2, g.y_pitch_w / 2, g.x_tap / 2, 0, u.first, fake, g.spacing};
   k.last_tap = (u.first + (u.count - 1) * g.spacing) * k.x_tap;
-  float acc[R][T][2] = {};  // a sum per row in flight, added in order at the end
+  float acc[R][O][T][2] = {};  // a sum per row in flight, added in order at the end
   for (index_t t = t0; t < t1; ++t) {
     const int s = static_cast<int>((t - t0) % staged_stages);
     arch::mbarrier_wait(&full[s], static_cast<std::uint32_t>(((t - t0) / staged_stages) & 1));
@@ -124,65 +136,72 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kerne
     // Pairs of channels: 4-byte words, lane `lane` of each row of 64 channels.
     const auto* const xs = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes) + lane;
     const auto* const ys = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes + g.y_at) + lane;
-    k.tw = tw;
-    int hh = h_res;
-    for (; hh + (R - 1) * g.slices_h < th; hh += R * g.slices_h) {
-      int x_row[R], y_row[R];
-      TG_UNROLL for (int r = 0; r < R; ++r) x_row[r] = (u.x_off + (hh + r * g.slices_h) * g.x_pitch_h) / 2, y_row[r] = (hh + r * g.slices_h) * (g.y_pitch_h / 2);
-      staged_slide_rows<E, T, R>(xs, ys, x_row, y_row, k, acc);
-    }
-    if constexpr (R > 1) {  // a last row alone
-      if (hh < th) {
-        const int x_row[1] = {(u.x_off + hh * g.x_pitch_h) / 2}, y_row[1] = {hh * (g.y_pitch_h / 2)};
-        staged_slide_rows<E, T, 1>(xs, ys, x_row, y_row, k, reinterpret_cast<float (&)[1][T][2]>(acc[0]));
+    const int seg_end = (seg + 1) * g.seg_w;
+    k.w1 = tw < seg_end ? tw : seg_end;
+    if (k.w0 < k.w1) {  // a short tile's last segments are empty
+      int hh = h_res;
+      for (; hh + (R - 1) * g.slices_h < th; hh += R * g.slices_h) {
+        int x_row[R], y_row[R];
+        TG_UNROLL for (int r = 0; r < R; ++r) x_row[r] = (u.x_off + (hh + r * g.slices_h) * g.x_pitch_h) / 2, y_row[r] = (hh + r * g.slices_h) * (g.y_pitch_h / 2);
+        staged_slide_rows<E, T, O, R>(xs, ys, x_row, y_row, x_unit, k, acc);
+      }
+      if constexpr (R > 1) {  // a last row alone
+        if (hh < th) {
+          const int x_row[1] = {(u.x_off + hh * g.x_pitch_h) / 2}, y_row[1] = {hh * (g.y_pitch_h / 2)};
+          staged_slide_rows<E, T, O, 1>(xs, ys, x_row, y_row, x_unit, k, reinterpret_cast<float (&)[1][O][T][2]>(acc[0]));
+        }
       }
     }
     __syncthreads();  // every warp is done with stage s: its next tile may land there
     if (threadIdx.x == 0 && t + staged_stages < t1) issue(t + staged_stages, s);
   }
-  // The slices of a unit in order (w residue, then row slice), into the workspace.
+  // The slices of a walker in order (segment, w residue, row slice), into the workspace.
   float* const sums = reinterpret_cast<float*>(smem);
   __syncthreads();
-  TG_UNROLL for (int i = 0; i < T; ++i) TG_UNROLL for (int q = 0; q < 2; ++q) {
-    float sum = acc[0][i][q];
-    TG_UNROLL for (int r = 1; r < R; ++r) sum += acc[r][i][q];
-    sums[((warp * 32 + lane) * T + i) * 2 + q] = sum;
+  TG_UNROLL for (int o = 0; o < O; ++o) TG_UNROLL for (int i = 0; i < T; ++i) TG_UNROLL for (int q = 0; q < 2; ++q) {
+    float sum = acc[0][o][i][q];
+    TG_UNROLL for (int r = 1; r < R; ++r) sum += acc[r][o][i][q];
+    sums[(((warp * 32 + lane) * O + o) * T + i) * 2 + q] = sum;
   }
   __syncthreads();
   if (slice != 0) return;
   float* const ws = a.workspace + blockIdx.y * a.groups * a.columns;
-  for (int i = fake; i < T; ++i)
-    for (int q = 0; q < 2; ++q) {
-      const index_t c = c0 + 2 * lane + q;
-      if (c >= a.groups) continue;
-      float sum = 0.0f;
-      for (int sl = 0; sl < per_unit; ++sl) sum += sums[(((warp + sl) * 32 + lane) * T + i) * 2 + q];
-      ws[c * a.columns + u.n0 + (i - fake) * g.spacing] = sum;
-    }
+  for (int o = 0; o < O; ++o)
+    for (int i = fake; i < T; ++i)
+      for (int q = 0; q < 2; ++q) {
+        const index_t c = c0 + 2 * lane + q;
+        if (c >= a.groups) continue;
+        float sum = 0.0f;
+        for (int sl = 0; sl < per_walker; ++sl) sum += sums[((((warp + sl) * 32 + lane) * O + o) * T + i) * 2 + q];
+        ws[c * a.columns + g.unit[walker * O + o].n0 + (i - fake) * g.spacing] = sum;
+      }
 #elif defined(__CUDA_ARCH__)
   arch::trap();  // a device pass without TMA (not sm_90a): never launched (staged_kernel_here checks the image)
 #endif
 }
 
-// The kernel for (T, R) where this device runs its sm_90a image (a Hopper GPU and a build for 90a),
-// with an sm_90 block's most shared memory; else null.
-template <class E>
-auto staged_kernel_here(int T, int R) -> void (*)(staged_args) {
+// The kernel for (T, O, R) where this device runs its sm_90a image (a Hopper GPU and a build for 90a),
+// with an sm_90 block's most shared memory; else null. The instances: T 3, 4 or 8; O 3 only with T 3.
+template <class E, int T, int O, int R>
+auto staged_kernel_if_here() -> void (*)(staged_args) {
   constexpr int most = arch::nvidia_sm90::lds_bytes_per_block;
-  using tma_gemm::image_runs_here;
-  if (T == 4) {
-    if (R == 2) return image_runs_here<&staged_sliding_kernel<E, 4, 2>, most>() ? &staged_sliding_kernel<E, 4, 2> : nullptr;
-    return image_runs_here<&staged_sliding_kernel<E, 4, 1>, most>() ? &staged_sliding_kernel<E, 4, 1> : nullptr;
-  }
-  if (R == 2) return image_runs_here<&staged_sliding_kernel<E, 8, 2>, most>() ? &staged_sliding_kernel<E, 8, 2> : nullptr;
-  return image_runs_here<&staged_sliding_kernel<E, 8, 1>, most>() ? &staged_sliding_kernel<E, 8, 1> : nullptr;
+  return tma_gemm::image_runs_here<&staged_sliding_kernel<E, T, O, R>, most>() ? &staged_sliding_kernel<E, T, O, R> : nullptr;
+}
+template <class E, int R>
+auto staged_kernel_here_rows(int T, int O) -> void (*)(staged_args) {
+  if (T == 3) return O == 3 ? staged_kernel_if_here<E, 3, 3, R>() : staged_kernel_if_here<E, 3, 1, R>();
+  return T == 4 ? staged_kernel_if_here<E, 4, 1, R>() : staged_kernel_if_here<E, 8, 1, R>();
+}
+template <class E>
+auto staged_kernel_here(int T, int O, int R) -> void (*)(staged_args) {
+  return R == 2 ? staged_kernel_here_rows<E, 2>(T, O) : staged_kernel_here_rows<E, 1>(T, O);
 }
 
 // The plan of a view's shape, made once (the views' digits and axes took about a microsecond of host
 // time in every call): blocks per multiprocessor from the schedule, one where the filter needs more
 // warps than a share of them (`lim` says which). Keyed as the TMA GEMM's plans are (plan_cache.hpp).
 template <class V>
-staged_plan staged_plan_cached(const V& v, int elem_bytes, int blocks, staged_limits& lim) {
+staged_plan staged_plan_cached(const V& v, int elem_bytes, staged_limits want, staged_limits& lim) {
   struct entry {
     staged_plan plan;
     staged_limits lim;
@@ -190,13 +209,13 @@ staged_plan staged_plan_cached(const V& v, int elem_bytes, int blocks, staged_li
   static std::mutex m;
   static std::unordered_map<std::vector<long long>, entry, tma_gemm::detail::key_hash> cache;
   std::vector<long long> key = tma_gemm::plan_key(std::vector<V>{v});
-  key.push_back(blocks);
+  key.insert(key.end(), {want.blocks, want.tight, want.segments});
   std::lock_guard<std::mutex> hold(m);
   auto it = cache.find(key);
   if (it == cache.end()) {
     if (cache.size() >= 256) cache.clear();
-    entry e{staged_plan_of(v, elem_bytes, staged_limits{blocks}), staged_limits{blocks}};
-    if (!e.plan.ok && blocks > 1) e.lim = staged_limits{1}, e.plan = staged_plan_of(v, elem_bytes, e.lim);
+    entry e{staged_plan_of(v, elem_bytes, want), want};
+    if (!e.plan.ok && want.blocks > 1) e.lim.blocks = 1, e.plan = staged_plan_of(v, elem_bytes, e.lim);
     it = cache.emplace(std::move(key), std::move(e)).first;
   }
   lim = it->second.lim;
@@ -213,15 +232,16 @@ bool launch_staged_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep
     why = "not one 16-bit GEMM of affine-split views";
     return false;
   } else {
-    if (!tma_gemm::sm90_schedule().staged_sliding) return why = "TG_STAGED_SLIDING=0", false;
+    const tma_gemm::schedule& sch = tma_gemm::sm90_schedule();
+    if (!sch.staged_sliding) return why = "TG_STAGED_SLIDING=0", false;
     const V v = batch.views(0);
     staged_limits lim;
-    const staged_plan p = staged_plan_cached(v, static_cast<int>(sizeof(E)), tma_gemm::sm90_schedule().staged_blocks, lim);
+    const staged_plan p = staged_plan_cached(v, static_cast<int>(sizeof(E)), staged_limits{sch.staged_blocks, sch.staged_tight, sch.staged_segments}, lim);
     if (!p.ok) return why = p.why, false;
     const staged_geometry& g = p.geo;
-    const int T = g.taps, R = tma_gemm::sm90_schedule().staged_rows;
-    const std::size_t smem = staged_smem_bytes(g, T);
-    auto* const kernel = staged_kernel_here<E>(T, R);
+    const int T = g.taps, R = sch.staged_rows;
+    const std::size_t smem = staged_smem_bytes(g);
+    auto* const kernel = staged_kernel_here<E>(T, g.group, R);
     if (kernel == nullptr) return why = "not an sm_90a GPU and build", false;
     if (smem > std::size_t{arch::nvidia_sm90::lds_bytes_per_block}) return why = "shared memory: " + std::to_string(smem) + " bytes", false;
     if (!tma_gemm::tma_aligned(p.x, v.b.data) || !tma_gemm::tma_aligned(p.y, v.a.data)) return why = "x or dy not 16-byte aligned", false;
@@ -248,7 +268,8 @@ bool launch_staged_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep
               memory_order(v.c.desc));
     why = "staged sliding: " + std::to_string(channel_blocks) + " blocks of 64 channels x " + std::to_string(splits) + " ranges of " +
           std::to_string(per) + " tiles of " + std::to_string(g.ext[g.k_digits - 1]) + (g.k_digits > 1 ? "x" + std::to_string(g.ext[g.k_digits - 2]) : "") +
-          " outputs, " + std::to_string(g.units) + " units of " + std::to_string(T) + " taps, " + std::to_string(threads) + " threads, " + std::to_string(lim.blocks) + " per SM, " +
+          " outputs, " + std::to_string(g.units) + " units of " + std::to_string(T) + " taps" + (g.group > 1 ? " walked " + std::to_string(g.group) + " at once" : "") +
+          (g.segments > 1 ? ", rows in " + std::to_string(g.segments) + " segments" : "") + ", " + std::to_string(threads) + " threads, " + std::to_string(lim.blocks) + " per SM, " +
           std::to_string(R) + " rows per warp at once";
     return true;
   }

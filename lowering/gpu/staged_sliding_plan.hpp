@@ -26,6 +26,8 @@ constexpr std::size_t staged_smem_budget = 200 * 1024;  // a multiprocessor's sh
 // shared-memory budget and of the warps.
 struct staged_limits {
   int blocks = 1;
+  bool tight = true;     // 3-tap warps where a class has 3 taps, a 3x3 filter's rows in one warp (section 30)
+  bool segments = true;  // a tile's rows in segments of w for the warps left over
   std::size_t smem() const { return staged_smem_budget / static_cast<std::size_t>(blocks); }
   int warps() const { return staged_max_warps / blocks; }
 };
@@ -55,12 +57,16 @@ struct staged_geometry {
   int x_pitch_h = 0, x_pitch_w = 0, y_pitch_h = 0, y_pitch_w = 0;  // shared-memory elements per unit of h, w
   int x_tap = 0;                      // ... per unit of the last tap digit
   int slide_w = 1, spacing = 1;       // w steps per slide, taps apart in a unit
-  int units = 0, slices_w = 1, slices_h = 1;  // warps: units x slices_w x slices_h
-  int taps = 4;                       // the kernel's taps per warp (4 or 8)
+  int units = 0, slices_w = 1, slices_h = 1;  // warps: units / group x slices_w x slices_h x segments
+  int group = 1;                      // units a warp walks at once (3: a 3-tap filter row's every row of taps)
+  int segments = 1, seg_w = 0;        // a row's w in segments of seg_w (a multiple of slide_w), a warp each
+  int taps = 4;                       // the kernel's taps per warp (3, 4 or 8)
   int x_elems = 0, y_elems = 0;       // per stage
   int y_at = 0, stage_bytes = 0;      // dy's byte offset in a stage (128-aligned); a stage's bytes (1024-aligned)
   staged_unit unit[staged_max_units] = {};
-  TG_HD int warps() const { return units * slices_w * slices_h; }
+  TG_HD int walkers() const { return units / group; }  // warps per (w residue, row slice, segment)
+  TG_HD int slices() const { return slices_w * slices_h * segments; }  // warps per walker
+  TG_HD int warps() const { return walkers() * slices(); }
 };
 
 struct staged_plan {
@@ -194,11 +200,17 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
   for (int p = 0; p < s; ++p) others *= tap_len[p];
   int longest = 0;
   for (int c = 0; c < spacing && c < S; ++c) longest = static_cast<int>((S - c + spacing - 1) / spacing) > longest ? static_cast<int>((S - c + spacing - 1) / spacing) : longest;
-  g.taps = longest <= 4 ? 4 : 8;
+  // Taps per warp: the longest class, so that no ring slot is idle where it is 3 (a 3-wide filter row,
+  // or 5 taps at stride 2).
+  g.taps = longest <= 3 && lim.tight ? 3 : longest <= 4 ? 4 : 8;
   index_t chunks = 0;
   for (int c = 0; c < spacing && c < S; ++c) chunks += ((S - c + spacing - 1) / spacing + g.taps - 1) / g.taps;
-  if (others * chunks > staged_max_units || others * chunks * slide_w > lim.warps())
-    return fail("filter too large: " + std::to_string(others * chunks * slide_w) + " warps of taps (at most " + std::to_string(lim.warps()) + ")");
+  // Three rows of 3 taps in one warp where every value of the other tap digits is one unit (3x3,
+  // 3x3x3): a step's dy pair then serves 9 taps (performance.md section 30).
+  g.group = g.taps == 3 && chunks == 1 && others % 3 == 0 ? 3 : 1;
+  const index_t walkers = others * chunks / g.group * slide_w;
+  if (others * chunks > staged_max_units || walkers > lim.warps())
+    return fail("filter too large: " + std::to_string(walkers) + " warps of taps (at most " + std::to_string(lim.warps()) + ")");
   g.units = static_cast<int>(others * chunks), g.slices_w = slide_w;
   // TMA coordinates are 32-bit: every corner and every coordinate a box reaches must be one.
   auto reach = [&](bool x, int axis) {
@@ -266,10 +278,17 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
   }
   // Slices of a tile's rows: as many rows at once as the warps allow, in the fewest warps that take
   // that many (a slice with one row more than the others would keep the block waiting at its barrier).
-  const int most = lim.warps() / (g.units * g.slices_w);
+  const int most = lim.warps() / (g.walkers() * g.slices_w);
   g.slices_h = 1;
   for (int sl = 2; sl <= most && sl <= th; ++sl)
     if ((th + sl - 1) / sl < (th + g.slices_h - 1) / g.slices_h) g.slices_h = sl;
+  // Segments of w for the warps left (each at least 8 slides long: a segment warms its ring up again).
+  const int room = most / g.slices_h, longest_split = tw / (8 * g.slide_w);
+  g.segments = !lim.segments ? 1 : room < longest_split ? room : longest_split;
+  g.segments = g.segments > 1 ? g.segments : 1;
+  const int per_seg = (tw + g.segments - 1) / g.segments;
+  g.seg_w = (per_seg + g.slide_w - 1) / g.slide_w * g.slide_w;
+  g.segments = (tw + g.seg_w - 1) / g.seg_w;
   // The boxes: tensors from the axes, extents from the tile, corners from the digits.
   r.x = aB.tensor, r.y = aA.tensor;
   g.x_rank = r.x.rank, g.y_rank = r.y.rank;

@@ -38,7 +38,7 @@ std::vector<float> emulate_box(const tg::arch::tma_box& b, const T* data, const 
 struct checker {
   std::string why;  // the plan's refusal, if any
   bool planned = false;
-  int units = 0, taps = 0;
+  int units = 0, taps = 0, group = 0, segments = 0;
   index_t reads = 0;
 };
 
@@ -48,9 +48,12 @@ void check_plan(const View& v, checker& out, tg::staged_limits lim) {
   out.planned = p.ok, out.why = p.why;
   if (!p.ok) return;
   const tg::staged_geometry& g = p.geo;
-  out.units = g.units, out.taps = g.taps;
+  out.units = g.units, out.taps = g.taps, out.group = g.group, out.segments = g.segments;
   const index_t G = v.groups(), N = v.n(), K = v.k();
   ASSERT_LE(g.warps(), lim.warps());
+  ASSERT_EQ(g.units % g.group, 0);
+  ASSERT_EQ(g.seg_w % g.slide_w, 0) << "a segment keeps the w residues";
+  ASSERT_GE(g.segments * g.seg_w, g.ext[g.k_digits - 1]) << "the segments cover a tile's row";
   ASSERT_LE(static_cast<std::size_t>(g.stage_bytes) * tg::staged_stages, lim.smem());
   ASSERT_EQ(g.x_elems, p.x.elements());
   ASSERT_EQ(g.y_elems, p.y.elements());
@@ -77,17 +80,23 @@ void check_plan(const View& v, checker& out, tg::staged_limits lim) {
         const tg::staged_unit& u = g.unit[ui];
         ASSERT_GE(u.count, 1);
         ASSERT_LE(u.count, g.taps);
-        for (int wr = 0; wr < g.slices_w; ++wr)
-          for (int hr = 0; hr < g.slices_h; ++hr)
-            for (int hh = hr; hh < th; hh += g.slices_h) {
-              // The ring's warm-up (every tap but the last at w = the residue, even past the tile's end)
-              // reads inside the staged box.
-              for (int i = 0; i + 1 < u.count; ++i) {
-                const index_t xo = u.x_off + hh * g.x_pitch_h + wr * g.x_pitch_w + (u.first + i * g.spacing) * g.x_tap;
-                ASSERT_GE(xo, 0);
-                ASSERT_LE(xo + tg::staged_channels, g.x_elems) << "warm-up read past the box";
-              }
-              for (int ww = wr; ww < tw; ww += g.slide_w) {
+        if (ui % g.group != 0) {  // a walker's units: the same taps of other filter rows
+          ASSERT_EQ(u.first, g.unit[ui - ui % g.group].first);
+          ASSERT_EQ(u.count, g.unit[ui - ui % g.group].count);
+        }
+        for (int seg = 0; seg < g.segments; ++seg)
+          for (int wr = 0; wr < g.slices_w; ++wr)
+            for (int hr = 0; hr < g.slices_h; ++hr)
+              for (int hh = hr; hh < th; hh += g.slices_h) {
+                const int w0 = seg * g.seg_w + wr, w1 = std::min(tw, (seg + 1) * g.seg_w);
+                if (w0 >= w1) continue;  // the kernel skips an empty segment
+                // The ring's warm-up (every tap but the last at the segment's first w) reads inside the box.
+                for (int i = 0; i + 1 < u.count; ++i) {
+                  const index_t xo = u.x_off + hh * g.x_pitch_h + w0 * g.x_pitch_w + (u.first + i * g.spacing) * g.x_tap;
+                  ASSERT_GE(xo, 0);
+                  ASSERT_LE(xo + tg::staged_channels, g.x_elems) << "warm-up read past the box";
+                }
+                for (int ww = w0; ww < w1; ww += g.slide_w) {
                 index_t k = 0;
                 for (int d = 0; d < g.k_digits; ++d) k = k * g.len[d] + start[d] + (d == w ? ww : d == h ? hh : 0);
                 for (int i = 0; i < u.count; ++i) {
@@ -157,27 +166,31 @@ TEST(StagedSlidingPlan, ConvolutionBatches) {
   struct expect {
     tg::ops::conv_problem p;
     const char* why;  // "" where it plans
-    int units, taps;
+    int units, taps, group, segments;
   };
   const expect cases[] = {
-      {problem(2, 24, 24, 3, 9, 1, 1), "", 3, 4},      // 3x3: a unit per filter row
-      {problem(2, 24, 24, 7, 11, 1, 1), "", 7, 8},     // 7x7: 7 taps of 8
-      {problem(2, 40, 40, 5, 11, 2, 1), "", 10, 4},    // stride 2: taps 0, 2, 4 and 1, 3 of each row
-      {problem(2, 16, 16, 3, 12, 1, 2), "", 3, 4},     // dilation 2: two residues of w per unit
-      {problem(1, 16, 16, 3, 17, 1, 1), "", 1, 4},     // 1-d
-      {problem(3, 16, 16, 3, 6, 1, 1), "", 9, 4},      // 3-d: a unit per (depth, row) of the filter
-      {problem(2, 24, 24, 1, 9, 1, 1), "", 1, 4},      // 1x1
-      {problem(1, 16, 16, 3, 600, 2, 3), "", 2, 4},    // rows of 298 in 3 tiles along w; dilation 3 over stride 2: 3 residues of w
-      {problem(1, 16, 16, 3, 300, 1, 2), "", 1, 4},    // rows of 298 in 2 tiles; dilation 2: 2 residues of w
-      {problem(1, 16, 16, 3, 600, 100, 200), "filter row wider than a TMA box", 0, 0},  // taps 200 apart
-      {problem(2, 16, 32, 3, 9, 1, 1), "more than one row per group", 0, 0},  // channel multiplier 2
-      {problem(2, 12, 12, 3, 9, 1, 1), "x's strides are not multiples of 16 bytes", 0, 0},
-      {problem(2, 16, 16, 3, 9, 1, 1, L::nchw), "groups not the contiguous axis of dy and x", 0, 0},
-      {problem(3, 16, 16, 5, 9, 1, 1), "filter too large: 25 warps of taps (at most 16)", 0, 0},
+      {problem(2, 24, 24, 3, 9, 1, 1), "", 3, 3, 3, 1},      // 3x3: a unit per filter row, a warp walks all three
+      {problem(2, 64, 64, 3, 56, 1, 1), "", 3, 3, 3, 2},     // MobileNet-like rows: two segments of 28
+      {problem(2, 24, 24, 7, 11, 1, 1), "", 7, 8, 1, 1},     // 7x7: 7 taps of 8
+      {problem(2, 40, 40, 5, 11, 2, 1), "", 10, 3, 1, 1},    // stride 2: taps 0, 2, 4 and 1, 3 of each row
+      {problem(2, 40, 40, 7, 21, 2, 1), "", 14, 4, 1, 1},    // stride 2: taps 0, 2, 4, 6 and 1, 3, 5
+      {problem(2, 16, 16, 3, 12, 1, 2), "", 3, 3, 3, 1},     // dilation 2: two residues of w per walker
+      {problem(1, 16, 16, 3, 17, 1, 1), "", 1, 3, 1, 2},     // 1-d: two segments of 9 and 8
+      {problem(1, 16, 16, 4, 17, 1, 1), "", 1, 4, 1, 2},     // 1-d, 4 taps
+      {problem(3, 16, 16, 3, 6, 1, 1), "", 9, 3, 3, 1},      // 3-d: a unit per (depth, row) of the filter
+      {problem(2, 24, 24, 1, 9, 1, 1), "", 1, 3, 1, 1},      // 1x1
+      {problem(1, 16, 16, 3, 600, 2, 3), "", 2, 3, 1, 1},    // rows of 298 in 3 tiles along w; dilation 3 over stride 2: 3 residues of w
+      {problem(1, 16, 16, 3, 300, 1, 2), "", 1, 3, 1, 4},    // rows of 298 in 2 tiles; dilation 2: 2 residues of w
+      {problem(1, 16, 16, 3, 600, 100, 200), "filter row wider than a TMA box", 0, 0, 0, 0},  // taps 200 apart
+      {problem(2, 16, 32, 3, 9, 1, 1), "more than one row per group", 0, 0, 0, 0},  // channel multiplier 2
+      {problem(2, 12, 12, 3, 9, 1, 1), "x's strides are not multiples of 16 bytes", 0, 0, 0, 0},
+      {problem(2, 16, 16, 3, 9, 1, 1, L::nchw), "groups not the contiguous axis of dy and x", 0, 0, 0, 0},
+      {problem(3, 16, 16, 5, 9, 1, 1), "filter too large: 25 warps of taps (at most 16)", 0, 0, 0, 0},
   };
   for (const auto& c : cases) {
     const auto r = run(c.p);
-    const std::string name = std::to_string(c.p.ndim) + "-d filter " + std::to_string(c.p.filter[0]) + " stride " + std::to_string(c.p.stride[0]);
+    const std::string name = std::to_string(c.p.ndim) + "-d filter " + std::to_string(c.p.filter[0]) + " stride " + std::to_string(c.p.stride[0]) +
+                             " in " + std::to_string(c.p.in[0]);
     EXPECT_EQ(r.planned, *c.why == 0) << name << ": " << r.why;
     if (*c.why != 0) {
       EXPECT_EQ(r.why, c.why) << name;
@@ -185,6 +198,8 @@ TEST(StagedSlidingPlan, ConvolutionBatches) {
     }
     EXPECT_EQ(r.units, c.units) << name;
     EXPECT_EQ(r.taps, c.taps) << name;
+    EXPECT_EQ(r.group, c.group) << name;
+    EXPECT_EQ(r.segments, c.segments) << name;
     EXPECT_GT(r.reads, 0) << name;
   }
 }
@@ -204,12 +219,15 @@ TEST(StagedSlidingPlan, RandomDepthwiseAgainstTheIndexMap) {
       p.in[d] = pick(p.dilation[d] * (p.filter[d] - 1) + 1, p.ndim == 3 ? 6 : 13);
       p.pad_l[d] = pick(0, p.filter[d] - 1), p.pad_r[d] = pick(0, p.filter[d] - 1);
     }
-    for (int blocks : {1, 2}) {  // a whole multiprocessor's budget, or half of it
-      const auto r = run(p, tg::staged_limits{blocks});
-      if (r.planned) ++planned;
-      else EXPECT_NE(r.why.find("filter too large"), std::string::npos) << r.why;  // the only refusal these problems may get
-    }
+    // A whole multiprocessor's budget or half of it, under every setting of the schedule's fields.
+    for (int blocks : {1, 2})
+      for (bool tight : {true, false})
+        for (bool segments : {true, false}) {
+          const auto r = run(p, tg::staged_limits{blocks, tight, segments});
+          if (r.planned) ++planned;
+          else EXPECT_NE(r.why.find("filter too large"), std::string::npos) << r.why;  // the only refusal these problems may get
+        }
   }
-  EXPECT_GE(planned, 60);
+  EXPECT_GE(planned, 240);
 }
 }  // namespace
