@@ -199,7 +199,7 @@ auto staged_kernel_here(int T, int O, int R) -> void (*)(staged_args) {
 
 // The plan of a view's shape, made once (the views' digits and axes took about a microsecond of host
 // time in every call): blocks per multiprocessor from the schedule, one where the filter needs more
-// warps than a share of them (`lim` says which). Keyed as the TMA GEMM's plans are (plan_cache.hpp).
+// warps than a share of them or two would stage too much per product (`lim` says which). Keyed as the TMA GEMM's plans are (plan_cache.hpp).
 template <class V>
 staged_plan staged_plan_cached(const V& v, int elem_bytes, staged_limits want, staged_limits& lim) {
   struct entry {
@@ -215,7 +215,12 @@ staged_plan staged_plan_cached(const V& v, int elem_bytes, staged_limits want, s
   if (it == cache.end()) {
     if (cache.size() >= 256) cache.clear();
     entry e{staged_plan_of(v, elem_bytes, want), want};
-    if (!e.plan.ok && want.blocks > 1) e.lim.blocks = 1, e.plan = staged_plan_of(v, elem_bytes, e.lim);
+    if (want.blocks > 1) {  // or one, where the plan for two refuses or stages too much per product
+      staged_limits one = want;
+      one.blocks = 1;
+      staged_plan p1 = staged_plan_of(v, elem_bytes, one);
+      if (staged_one_block_better(e.plan, p1)) e.plan = std::move(p1), e.lim = one;
+    }
     it = cache.emplace(std::move(key), std::move(e)).first;
   }
   lim = it->second.lim;

@@ -342,6 +342,27 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
   return r;
 }
 
+// A tile's products per element staged (per channel): its outputs x the filter's taps over the
+// elements of its two boxes. Two blocks per multiprocessor take half the shared memory each, so
+// shorter tiles whose x boxes are more halo than rows where the filter is small.
+inline double staged_intensity(const staged_geometry& g) {
+  const int w = g.k_digits - 1, h = g.k_digits - 2;
+  double taps = 0;
+  for (int u = 0; u < g.units; ++u) taps += g.unit[u].count;
+  const double outputs = static_cast<double>(g.ext[w]) * (h >= 0 ? g.ext[h] : 1);
+  return outputs * taps / (static_cast<double>(g.x_elems + g.y_elems) / staged_channels);
+}
+// One block per multiprocessor instead of two where two leave the tiles staging-bound: fewer than 6
+// products per staged element, and one block's taller tiles 1.2x more (H200, performance.md section
+// 30: MobileNetV2's 3x3 C144 rows, 2.9 -> 3.8, 1.16x faster with one block; ConvNeXt's 7x7, 10.6, and
+// the 7x7 images, whose tiles are whole either way, faster with two).
+inline bool staged_one_block_better(const staged_plan& two, const staged_plan& one) {
+  if (!two.ok) return one.ok;
+  if (!one.ok) return false;
+  const double i2 = staged_intensity(two.geo), i1 = staged_intensity(one.geo);
+  return i2 < 6.0 && i1 >= 1.2 * i2;
+}
+
 // The plan of a single GEMM's views (elem_bytes: the element size the kernel would read), or why not.
 template <class V>
 staged_plan staged_plan_of(const V& v, int elem_bytes, staged_limits lim = {}) {

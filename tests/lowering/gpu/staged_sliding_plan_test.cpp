@@ -204,6 +204,42 @@ TEST(StagedSlidingPlan, ConvolutionBatches) {
   }
 }
 
+// Blocks per multiprocessor: one where two would leave the tiles staging-bound (short tiles, more
+// halo than rows, a small filter), two elsewhere (performance.md section 30).
+struct blocks_backend {
+  bool planned = false, one = false;
+};
+template <class Batch>
+void gemm(blocks_backend& be, const Batch& batch, tg::gemm_epilogue, tg::gemm_policy) {
+  if constexpr (tg::sliding_views_ok<Batch>()) {
+    const auto two = tg::staged_plan_of(batch.views(0), 2, tg::staged_limits{2}), one = tg::staged_plan_of(batch.views(0), 2, tg::staged_limits{1});
+    be.planned = two.ok || one.ok, be.one = tg::staged_one_block_better(two, one);
+  }
+}
+TEST(StagedSlidingPlan, BlocksPerMultiprocessor) {
+  struct expect {
+    index_t G;
+    int filter, in, stride;
+    bool one;
+  };
+  const expect cases[] = {
+      {144, 3, 56, 1, true},   // MobileNetV2 3x3 C144 56x56: 2 rows a tile with two blocks, 6 with one
+      {960, 3, 7, 1, false},   // MobileNetV2 3x3 C960 7x7: the whole image either way
+      {384, 7, 28, 1, false},  // ConvNeXt 7x7 C384 28x28: 49 taps a position
+      {144, 5, 56, 2, true},   // EfficientNet 5x5 stride 2: two blocks do not plan (10 warps of taps)
+  };
+  for (const auto& c : cases) {
+    tg::ops::conv_problem p = problem(2, c.G, c.G, c.filter, c.in, c.stride, 1);
+    p.N = 1;
+    std::vector<float> x(static_cast<std::size_t>(p.x_desc<2>().element_space)), w(static_cast<std::size_t>(p.w_desc<2>().element_space)),
+        y(static_cast<std::size_t>(p.y_desc<2>().element_space));
+    blocks_backend be;
+    tg::ops::grouped_conv_bwd_weight<2>(be, p, x.data(), y.data(), w.data());
+    EXPECT_TRUE(be.planned) << "C" << c.G;
+    EXPECT_EQ(be.one, c.one) << "C" << c.G << " " << c.filter << "x" << c.filter;
+  }
+}
+
 // Random depthwise problems (1-d to 3-d, strides, dilations, asymmetric padding, channel counts that
 // leave a block part empty): every read checked against the views.
 TEST(StagedSlidingPlan, RandomDepthwiseAgainstTheIndexMap) {
