@@ -181,7 +181,8 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_sliding_kerne
 }
 
 // The kernel for (T, O, R) where this device runs its sm_90a image (a Hopper GPU and a build for 90a),
-// with an sm_90 block's most shared memory; else null. The instances: T 3, 4 or 8; O 3 only with T 3.
+// with an sm_90 block's most shared memory; else null. The instances: T 3, 4, 7 or 8; O 3 only with
+// T 3; R 2 not with T 7 (staged_rows_for).
 template <class E, int T, int O, int R>
 auto staged_kernel_if_here() -> void (*)(staged_args) {
   constexpr int most = arch::nvidia_sm90::lds_bytes_per_block;
@@ -190,8 +191,16 @@ auto staged_kernel_if_here() -> void (*)(staged_args) {
 template <class E, int R>
 auto staged_kernel_here_rows(int T, int O) -> void (*)(staged_args) {
   if (T == 3) return O == 3 ? staged_kernel_if_here<E, 3, 3, R>() : staged_kernel_if_here<E, 3, 1, R>();
+  if (T == 7) {
+    if constexpr (R == 1) return staged_kernel_if_here<E, 7, 1, 1>();
+    return nullptr;
+  }
   return T == 4 ? staged_kernel_if_here<E, 4, 1, R>() : staged_kernel_if_here<E, 8, 1, R>();
 }
+// Rows a warp walks at once: the schedule's, but one where a warp holds 7 or more taps (their ring
+// and sums take the registers; H200, performance.md section 30: ConvNeXt's 7x7 rows 3-4% faster
+// one at a time).
+inline int staged_rows_for(const tma_gemm::schedule& sch, int T) { return sch.staged_rows == 2 && (T <= 4 || !sch.staged_tight) ? 2 : 1; }
 template <class E>
 auto staged_kernel_here(int T, int O, int R) -> void (*)(staged_args) {
   return R == 2 ? staged_kernel_here_rows<E, 2>(T, O) : staged_kernel_here_rows<E, 1>(T, O);
@@ -244,7 +253,7 @@ bool launch_staged_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep
     const staged_plan p = staged_plan_cached(v, static_cast<int>(sizeof(E)), staged_limits{sch.staged_blocks, sch.staged_tight, sch.staged_segments}, lim);
     if (!p.ok) return why = p.why, false;
     const staged_geometry& g = p.geo;
-    const int T = g.taps, R = sch.staged_rows;
+    const int T = g.taps, R = staged_rows_for(sch, T);
     const std::size_t smem = staged_smem_bytes(g);
     auto* const kernel = staged_kernel_here<E>(T, g.group, R);
     if (kernel == nullptr) return why = "not an sm_90a GPU and build", false;

@@ -60,7 +60,7 @@ struct staged_geometry {
   int units = 0, slices_w = 1, slices_h = 1;  // warps: units / group x slices_w x slices_h x segments
   int group = 1;                      // units a warp walks at once (3: a 3-tap filter row's every row of taps)
   int segments = 1, seg_w = 0;        // a row's w in segments of seg_w (a multiple of slide_w), a warp each
-  int taps = 4;                       // the kernel's taps per warp (3, 4 or 8)
+  int taps = 4;                       // the kernel's taps per warp (3, 4, 7 or 8)
   int x_elems = 0, y_elems = 0;       // per stage
   int y_at = 0, stage_bytes = 0;      // dy's byte offset in a stage (128-aligned); a stage's bytes (1024-aligned)
   staged_unit unit[staged_max_units] = {};
@@ -201,8 +201,8 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
   int longest = 0;
   for (int c = 0; c < spacing && c < S; ++c) longest = static_cast<int>((S - c + spacing - 1) / spacing) > longest ? static_cast<int>((S - c + spacing - 1) / spacing) : longest;
   // Taps per warp: the longest class, so that no ring slot is idle where it is 3 (a 3-wide filter row,
-  // or 5 taps at stride 2).
-  g.taps = longest <= 3 && lim.tight ? 3 : longest <= 4 ? 4 : 8;
+  // or 5 taps at stride 2) or 7 (a 7-wide row).
+  g.taps = longest <= 4 ? (longest <= 3 && lim.tight ? 3 : 4) : longest <= 7 && lim.tight ? 7 : 8;
   index_t chunks = 0;
   for (int c = 0; c < spacing && c < S; ++c) chunks += ((S - c + spacing - 1) / spacing + g.taps - 1) / g.taps;
   // Three rows of 3 taps in one warp where every value of the other tap digits is one unit (3x3,

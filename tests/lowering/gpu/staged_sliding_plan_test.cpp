@@ -171,7 +171,9 @@ TEST(StagedSlidingPlan, ConvolutionBatches) {
   const expect cases[] = {
       {problem(2, 24, 24, 3, 9, 1, 1), "", 3, 3, 3, 1},      // 3x3: a unit per filter row, a warp walks all three
       {problem(2, 64, 64, 3, 56, 1, 1), "", 3, 3, 3, 2},     // MobileNet-like rows: two segments of 28
-      {problem(2, 24, 24, 7, 11, 1, 1), "", 7, 8, 1, 1},     // 7x7: 7 taps of 8
+      {problem(2, 24, 24, 7, 11, 1, 1), "", 7, 7, 1, 1},     // 7x7: a unit of 7 taps per filter row
+      {problem(2, 24, 24, 5, 11, 1, 1), "", 5, 7, 1, 1},     // 5x5: 5 taps in a ring of 7
+      {problem(1, 16, 16, 8, 40, 1, 1), "", 1, 8, 1, 5},     // 8 taps; a row of 40 in 5 segments
       {problem(2, 40, 40, 5, 11, 2, 1), "", 10, 3, 1, 1},    // stride 2: taps 0, 2, 4 and 1, 3 of each row
       {problem(2, 40, 40, 7, 21, 2, 1), "", 14, 4, 1, 1},    // stride 2: taps 0, 2, 4, 6 and 1, 3, 5
       {problem(2, 16, 16, 3, 12, 1, 2), "", 3, 3, 3, 1},     // dilation 2: two residues of w per walker
