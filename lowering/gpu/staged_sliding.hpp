@@ -14,9 +14,7 @@
 // sums: each warp over its tiles in order, the slices of a walker in order, then the blocks of a
 // channel block in order (sliding_sum_kernel): bit-identical run to run.
 #pragma once
-#include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 #include "arch/convert.hpp"
 #include "arch/nvidia_sm90.hpp"
@@ -24,6 +22,7 @@
 #include "lowering/gpu/gemm_sliding.hpp"
 #include "lowering/gpu/staged_sliding_plan.hpp"
 #include "lowering/gpu/tma_gemm/launch.hpp"
+#include "lowering/gpu/tma_gemm/plan_cache.hpp"
 
 namespace tg {
 namespace gpu_gemm {
@@ -208,32 +207,29 @@ auto staged_kernel_here(int T, int O, int R) -> void (*)(staged_args) {
 
 // The plan of a view's shape, made once (the views' digits and axes took about a microsecond of host
 // time in every call): blocks per multiprocessor from the schedule, one where the filter needs more
-// warps than a share of them or two would stage too much per product (`lim` says which). Keyed as the TMA GEMM's plans are (plan_cache.hpp).
+// warps than a share of them or two would stage too much per product (`lim` says which). Keyed and
+// kept as the TMA GEMM's plans are (plan_cache.hpp's shape_cache).
 template <class V>
 staged_plan staged_plan_cached(const V& v, int elem_bytes, staged_limits want, staged_limits& lim) {
   struct entry {
     staged_plan plan;
     staged_limits lim;
   };
-  static std::mutex m;
-  static std::unordered_map<std::vector<long long>, entry, tma_gemm::detail::key_hash> cache;
+  static tma_gemm::shape_cache<entry> cache;
   std::vector<long long> key = tma_gemm::plan_key(std::vector<V>{v});
   key.insert(key.end(), {want.blocks, want.tight, want.segments});
-  std::lock_guard<std::mutex> hold(m);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
-    if (cache.size() >= 256) cache.clear();
-    entry e{staged_plan_of(v, elem_bytes, want), want};
+  const entry e = cache.get(std::move(key), [&] {
+    entry made{staged_plan_of(v, elem_bytes, want), want};
     if (want.blocks > 1) {  // or one, where the plan for two refuses or stages too much per product
       staged_limits one = want;
       one.blocks = 1;
       staged_plan p1 = staged_plan_of(v, elem_bytes, one);
-      if (staged_one_block_better(e.plan, p1)) e.plan = std::move(p1), e.lim = one;
+      if (staged_one_block_better(made.plan, p1)) made.plan = std::move(p1), made.lim = one;
     }
-    it = cache.emplace(std::move(key), std::move(e)).first;
-  }
-  lim = it->second.lim;
-  return it->second.plan;  // a copy: another thread may clear the cache
+    return made;
+  });
+  lim = e.lim;
+  return e.plan;
 }
 
 // Runs the batch through the staged sliding pipeline where it plans; else false and why.

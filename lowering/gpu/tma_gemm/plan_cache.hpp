@@ -139,29 +139,41 @@ struct plan_cache_stats {
   long long hits = 0, misses = 0;
 };
 
-// plan_views through a per-(tile, transposed, halo kind, views type) cache of at most 256 batches (cleared when full: a
-// program that cycles through more shapes than that plans again, as without the cache).
+// A memo of values per shape key (plan_key): at most 256 entries, cleared when full (a program that
+// cycles through more shapes than that plans again, as without it); the value is made outside the lock.
+template <class Value>
+class shape_cache {
+ public:
+  template <class Make>
+  Value get(std::vector<long long> key, Make&& make, plan_cache_stats* stats = nullptr) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      if (const auto it = map_.find(key); it != map_.end()) {
+        ++counts_.hits;
+        if (stats) *stats = counts_;
+        return it->second;
+      }
+    }
+    Value v = make();
+    std::lock_guard<std::mutex> lock(m_);
+    ++counts_.misses;
+    if (stats) *stats = counts_;
+    if (map_.size() >= 256) map_.clear();
+    map_.emplace(std::move(key), v);
+    return v;  // a copy: another thread may clear the map
+  }
+
+ private:
+  std::mutex m_;
+  std::unordered_map<std::vector<long long>, Value, detail::key_hash> map_;
+  plan_cache_stats counts_;
+};
+
+// plan_views through a per-(tile, transposed, halo kind, views type) shape_cache.
 template <int BM, int BN, bool Transposed = false, halo_kind H = halo_kind::none, class V>
 batch_plan plan_views_cached(const std::vector<V>& vs, plan_cache_stats* stats = nullptr) {
-  static std::mutex m;
-  static std::unordered_map<std::vector<long long>, batch_plan, detail::key_hash> cache;
-  static plan_cache_stats counts;
-  std::vector<long long> key = plan_key(vs);
-  {
-    std::lock_guard<std::mutex> lock(m);
-    if (const auto it = cache.find(key); it != cache.end()) {
-      ++counts.hits;
-      if (stats) *stats = counts;
-      return it->second;
-    }
-  }
-  batch_plan p = plan_views<BM, BN, Transposed, H>(vs);
-  std::lock_guard<std::mutex> lock(m);
-  ++counts.misses;
-  if (stats) *stats = counts;
-  if (cache.size() >= 256) cache.clear();
-  cache.emplace(std::move(key), p);
-  return p;
+  static shape_cache<batch_plan> cache;
+  return cache.get(plan_key(vs), [&] { return plan_views<BM, BN, Transposed, H>(vs); }, stats);
 }
 template <int BM, int BN, class Batch>
 batch_plan plan_views_cached(const Batch& batch, plan_cache_stats* stats = nullptr) {
