@@ -18,6 +18,7 @@
 #include "lowering/gpu/group_packing.hpp"
 #include "lowering/gpu/path_report.hpp"
 #if defined(__CUDACC__) && !defined(__HIP__)
+#include "lowering/gpu/staged_gather.hpp"
 #include "lowering/gpu/staged_sliding.hpp"
 #include "lowering/gpu/tma_gemm/launch.hpp"
 #endif
@@ -33,9 +34,18 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
     return env && std::strcmp(env, "cp_async") == 0;
   }();
   std::string why = "TG_GEMM_PIPELINE=cp_async";
-  // One column per group, groups one element apart (channels-last depthwise): no matrix-core tile fits.
+  // One column per group, groups one element apart (channels-last depthwise forward and backward data):
+  // no matrix-core tile fits. On sm_90 windows of A staged by the TMA, the taps summed over shared
+  // memory; elsewhere (or where that does not plan) the depthwise gather from global memory.
+  std::string why_gather = "HIP build";
+#if defined(__CUDACC__) && !defined(__HIP__)
+  if (!cp_async_only && gpu_gemm::launch_staged_gather(be, batch, ep, why_gather)) {
+    report_gemm_path(why_gather);
+    return;
+  }
+#endif
   if (!cp_async_only && gpu_gemm::launch_depthwise(be, batch, ep, why)) {
-    report_gemm_path(why);
+    report_gemm_path(why + " (staged gather not taken: " + why_gather + ")");
     return;
   }
   // One row per group, groups one element apart, one long reduction (channels-last depthwise backward

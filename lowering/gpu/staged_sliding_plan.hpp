@@ -28,7 +28,9 @@ struct staged_limits {
   int blocks = 1;
   bool tight = true;     // 3-tap warps where a class has 3 taps, a 3x3 filter's rows in one warp (section 30)
   bool segments = true;  // a tile's rows in segments of w for the warps left over
-  std::size_t smem() const { return staged_smem_budget / static_cast<std::size_t>(blocks); }
+  bool gather = false;   // one warp walks every unit (the gather: a warp's outputs, not its taps; staged_gather_plan.hpp)
+  std::size_t reserve = 0;  // bytes of a block's share kept from the stages (the gather's taps)
+  std::size_t smem() const { return staged_smem_budget / static_cast<std::size_t>(blocks) - reserve; }
   int warps() const { return staged_max_warps / blocks; }
 };
 constexpr int staged_max_box = 256;   // elements per box axis (TMA)
@@ -61,10 +63,11 @@ struct staged_geometry {
   int group = 1;                      // units a warp walks at once (3: a 3-tap filter row's every row of taps)
   int segments = 1, seg_w = 0;        // a row's w in segments of seg_w (a multiple of slide_w), a warp each
   int taps = 4;                       // the kernel's taps per warp (3, 4, 7 or 8)
+  int gather = 0;                     // 1: each warp walks every unit (staged_limits::gather)
   int x_elems = 0, y_elems = 0;       // per stage
   int y_at = 0, stage_bytes = 0;      // dy's byte offset in a stage (128-aligned); a stage's bytes (1024-aligned)
   staged_unit unit[staged_max_units] = {};
-  TG_HD int walkers() const { return units / group; }  // warps per (w residue, row slice, segment)
+  TG_HD int walkers() const { return gather ? 1 : units / group; }  // warps per (w residue, row slice, segment)
   TG_HD int slices() const { return slices_w * slices_h * segments; }  // warps per walker
   TG_HD int warps() const { return walkers() * slices(); }
 };
@@ -207,8 +210,9 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
   for (int c = 0; c < spacing && c < S; ++c) chunks += ((S - c + spacing - 1) / spacing + g.taps - 1) / g.taps;
   // Three rows of 3 taps in one warp where every value of the other tap digits is one unit (3x3,
   // 3x3x3): a step's dy pair then serves 9 taps (performance.md section 30).
-  g.group = g.taps == 3 && chunks == 1 && others % 3 == 0 ? 3 : 1;
-  const index_t walkers = others * chunks / g.group * slide_w;
+  g.group = !lim.gather && g.taps == 3 && chunks == 1 && others % 3 == 0 ? 3 : 1;
+  g.gather = lim.gather ? 1 : 0;
+  const index_t walkers = (lim.gather ? 1 : others * chunks / g.group) * slide_w;
   if (others * chunks > staged_max_units || walkers > lim.warps())
     return fail("filter too large: " + std::to_string(walkers) + " warps of taps (at most " + std::to_string(lim.warps()) + ")");
   g.units = static_cast<int>(others * chunks), g.slices_w = slide_w;
@@ -262,7 +266,7 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
         ye *= e;
       }
       const index_t y_at = (xe * elem_bytes + 127) / 128 * 128;
-      const index_t stage = (y_at + ye * elem_bytes + 1023) / 1024 * 1024;
+      const index_t stage = (y_at + (lim.gather ? 0 : ye * elem_bytes) + 1023) / 1024 * 1024;  // the gather stages no C
       if (fits && stage * staged_stages <= static_cast<index_t>(lim.smem())) th = eh;
     }
     if (th == 0) {
@@ -310,7 +314,7 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
   g.x_elems = static_cast<int>(detail::product_of(r.x.box, r.x.rank));
   g.y_elems = static_cast<int>(detail::product_of(r.y.box, r.y.rank));
   g.y_at = (g.x_elems * elem_bytes + 127) / 128 * 128;
-  g.stage_bytes = (g.y_at + g.y_elems * elem_bytes + 1023) / 1024 * 1024;
+  g.stage_bytes = (g.y_at + (lim.gather ? 0 : g.y_elems * elem_bytes) + 1023) / 1024 * 1024;
   auto pitch = [](const int* p, int axis, int coef) { return axis >= 0 ? p[axis] * coef : 0; };
   g.x_pitch_w = pitch(xp, g.x_axis[w], g.x_coef[w]), g.y_pitch_w = pitch(yp, g.y_axis[w], g.y_coef[w]);
   g.x_pitch_h = h >= 0 ? pitch(xp, g.x_axis[h], g.x_coef[h]) : 0;

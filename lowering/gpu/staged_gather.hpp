@@ -1,0 +1,263 @@
+// The staged gather pipeline (sm_90): channels-last depthwise forward and backward data with each
+// tile's window of A (x or dy, with its halo) brought into shared memory by the Tensor Memory
+// Accelerator as one box, every input converted once per unit of taps it serves, and each output's
+// taps summed in registers (staged_gather_plan.hpp says which GEMMs and how they tile). The depthwise
+// pipeline (gemm_depthwise.hpp) keeps every other GPU and what this one refuses; it gathered each
+// (output, tap) from global memory and converted each input once per tap (performance.md section 31).
+//
+// A block: 64 channels (a lane's pair of them) x a range of tiles; one thread issues a tile's box onto
+// a stage's barrier, `staged_stages` tiles ahead. Warps: the plan's slices (w residues, rows, segments
+// of w); each walks its outputs J at a time: per unit of T taps (a class of a filter row) it converts
+// the J + T - 1 inputs those outputs read (tap i of output j is tap 0 of output j + i) and adds J x T
+// products to the J sums, the taps as floats from shared memory. An output is one thread's sum in
+// unit and tap order, stored once: bit-identical run to run, no workspace.
+#pragma once
+#include <string>
+#include <vector>
+#include "arch/convert.hpp"
+#include "arch/nvidia_sm90.hpp"
+#include "arch/tma_nvidia.hpp"
+#include "lowering/gpu/gemm_launch.hpp"
+#include "lowering/gpu/staged_gather_plan.hpp"
+#include "lowering/gpu/tma_gemm/launch.hpp"
+#include "lowering/gpu/tma_gemm/plan_cache.hpp"
+
+namespace tg {
+namespace gpu_gemm {
+struct staged_gather_args {
+  arch::tensor_map a_map;  // A's tensor (x or dy; C's own for a plan without products)
+  staged_geometry geo;
+  index_t tiles_per_block, groups;
+  const void* b;           // the filter: group c's tap of unit u, i at b0 + c * b_group + tap_b[u * 8 + i]
+  index_t b0, b_group;
+  index_t tap_b[staged_max_units * gather_max_taps];
+  void* c;                 // C: element base + sum of corner[a] * c_stride[a] + h * c_pitch_h + w * c_pitch_w + channel
+  index_t c_base, c_stride[arch::tma_box::max_rank], c_pitch_h, c_pitch_w;
+  gemm_epilogue ep;
+};
+
+// Shared memory: the stages | the taps [unit][T][64] as floats | each unit's first word, count | barriers.
+inline std::size_t staged_gather_smem(const staged_geometry& g) {
+  return static_cast<std::size_t>(staged_stages) * g.stage_bytes + staged_gather_taps_bytes(g) + 64;
+}
+
+// J outputs of a row, slide_w apart from w, through every unit: per unit the J + T - 1 inputs, then
+// J x T products (units' taps past their count are zero in shared memory and their inputs unread).
+struct gather_row {
+  int x_row;       // the row's first word in the stage (this lane's included)
+  int step;        // words between one output's input and the next's (the slide)
+  int x_pitch_w;   // words per unit of w
+};
+template <class E, int T, int J>
+__device__ __forceinline__ void gather_outputs(const std::uint32_t* xs, const float* taps, const int* unit_word, const int* unit_count, int units,
+                                               const gather_row& row, int w, int lane, float (&acc)[J][2]) {
+  TG_UNROLL for (int j = 0; j < J; ++j) acc[j][0] = acc[j][1] = 0.0f;
+  for (int u = 0; u < units; ++u) {
+    const std::uint32_t* const at = xs + row.x_row + unit_word[u] + w * row.x_pitch_w;
+    const int real = J + unit_count[u] - 1;
+    float in[J + T - 1][2];
+    TG_UNROLL for (int e = 0; e < J + T - 1; ++e) {
+      in[e][0] = in[e][1] = 0.0f;
+      if (e < real) arch::cvt_pair_to_operands<E>(at[e * row.step], in[e][0], in[e][1]);
+    }
+    const float* const tu = taps + (u * T) * staged_channels + 2 * lane;
+    TG_UNROLL for (int i = 0; i < T; ++i) {
+      const float2 f = *reinterpret_cast<const float2*>(tu + i * staged_channels);
+      TG_UNROLL for (int j = 0; j < J; ++j) {
+        acc[j][0] += in[j + i][0] * f.x;
+        acc[j][1] += in[j + i][1] * f.y;
+      }
+    }
+  }
+}
+
+// Output j of J at w + j * slide_w through the epilogue: a lane's channel pair as one 4-byte word.
+template <class E, int J>
+__device__ __forceinline__ void gather_store(E* c, index_t at, int w_step, index_t c_pitch_w, bool pair, bool one, gemm_epilogue ep, const float (&acc)[J][2]) {
+  TG_UNROLL for (int j = 0; j < J; ++j) {
+    E* const o = c + at + static_cast<index_t>(j) * w_step * c_pitch_w;
+    if (pair) {
+      float old0 = 0.0f, old1 = 0.0f;
+      if (ep.op == epilogue_op::accumulate) arch::cvt_pair_to_operands<E>(*reinterpret_cast<const std::uint32_t*>(o), old0, old1);
+      const E lo = arch::cvt_from_float<E>(ep.apply(acc[j][0], old0)), hi = arch::cvt_from_float<E>(ep.apply(acc[j][1], old1));
+      *reinterpret_cast<std::uint32_t*>(o) = static_cast<std::uint32_t>(lo.bits) | static_cast<std::uint32_t>(hi.bits) << 16;
+    } else if (one) {
+      o[0] = arch::cvt_from_float<E>(ep.apply(acc[j][0], ep.op == epilogue_op::accumulate ? arch::cvt_to_float(o[0]) : 0.0f));
+    }
+  }
+}
+
+template <class E, int T, int J>
+__global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel(const __grid_constant__ staged_gather_args a) {
+#if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const staged_geometry& g = a.geo;
+  float* const taps = reinterpret_cast<float*>(smem + static_cast<std::size_t>(staged_stages) * g.stage_bytes);
+  int* const unit_word = reinterpret_cast<int*>(taps + g.units * T * staged_channels);
+  int* const unit_count = unit_word + g.units;
+  auto* const full = reinterpret_cast<std::uint64_t*>(smem + (static_cast<std::size_t>(staged_stages) * g.stage_bytes + staged_gather_taps_bytes(g) + 7) / 8 * 8);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const index_t c0 = blockIdx.x * index_t{staged_channels};
+  const index_t t0 = blockIdx.y * a.tiles_per_block;
+  const index_t t1 = t0 + a.tiles_per_block < g.tiles ? t0 + a.tiles_per_block : g.tiles;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < staged_stages; ++s) arch::mbarrier_init(&full[s], 1);
+    arch::mbarrier_init_fence();
+  }
+  __syncthreads();
+  // The producer: tile t's box of A into stage s.
+  auto issue = [&](index_t t, int s) {
+    index_t start[boxes::max_digits];
+    staged_tile_start(g, t, start);
+    int cx[arch::tma_box::max_rank];
+    staged_corner(g, true, start, c0, cx);
+    arch::mbarrier_arrive_expect_tx(&full[s], static_cast<std::uint32_t>(g.x_elems * sizeof(E)));
+    arch::tma_load(smem + static_cast<std::size_t>(s) * g.stage_bytes, &a.a_map, &full[s], g.x_rank, cx[0], cx[1], cx[2], cx[3], cx[4]);
+  };
+  if (threadIdx.x == 0)
+    for (int s = 0; s < staged_stages && t0 + s < t1; ++s) issue(t0 + s, s);
+  // The block's taps (zero past a unit's count and past the channels) while the first boxes land.
+  const E* const b = static_cast<const E*>(a.b);
+  for (int i = threadIdx.x; i < g.units * T * staged_channels; i += blockDim.x) {
+    const int ch = i % staged_channels, slot = i / staged_channels, u = slot / T, k = slot % T;
+    const index_t c = c0 + ch;
+    taps[i] = k < g.unit[u].count && c < a.groups ? arch::cvt_to_float(b[a.b0 + c * a.b_group + a.tap_b[u * gather_max_taps + k]]) : 0.0f;
+  }
+  for (int u = threadIdx.x; u < g.units; u += blockDim.x)
+    unit_word[u] = (g.unit[u].x_off + g.unit[u].first * g.x_tap) / 2, unit_count[u] = g.unit[u].count;
+  __syncthreads();
+  // This warp's segment of w, its residue of w and its slice of the rows (the plan's slices).
+  const int seg = warp / (g.slices_w * g.slices_h), w_res = warp / g.slices_h % g.slices_w, h_res = warp % g.slices_h;
+  const int w0 = seg * g.seg_w + w_res, ws = g.slide_w;
+  // Offsets in 4-byte words (every pitch is a multiple of the 64 channels: halving is exact).
+  gather_row row{0, g.slide_w * g.x_pitch_w / 2, g.x_pitch_w / 2};
+  const index_t ch = c0 + 2 * lane;
+  const bool pair = ch + 1 < a.groups, one = ch < a.groups;
+  E* const c = static_cast<E*>(a.c);
+  for (index_t t = t0; t < t1; ++t) {
+    const int s = static_cast<int>((t - t0) % staged_stages);
+    arch::mbarrier_wait(&full[s], static_cast<std::uint32_t>(((t - t0) / staged_stages) & 1));
+    int tw, th;
+    staged_tile_extents(g, t, tw, th);
+    index_t start[boxes::max_digits];
+    staged_tile_start(g, t, start);
+    int cy[arch::tma_box::max_rank];
+    staged_corner(g, false, start, c0, cy);
+    index_t c_tile = a.c_base + 2 * lane;
+    TG_UNROLL for (int x = 0; x < arch::tma_box::max_rank; ++x) if (x < g.y_rank) c_tile += static_cast<index_t>(cy[x]) * a.c_stride[x];
+    const auto* const xs = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes) + lane;
+    const int w1 = tw < (seg + 1) * g.seg_w ? tw : (seg + 1) * g.seg_w;
+    for (int hh = h_res; hh < th; hh += g.slices_h) {
+      row.x_row = hh * (g.x_pitch_h / 2);
+      const index_t c_row = c_tile + hh * a.c_pitch_h;
+      int w = w0;
+      for (; w + (J - 1) * ws < w1; w += J * ws) {  // whole groups of J outputs
+        float acc[J][2];
+        gather_outputs<E, T, J>(xs, taps, unit_word, unit_count, g.units, row, w, lane, acc);
+        gather_store<E, J>(c, c_row + w * a.c_pitch_w, ws, a.c_pitch_w, pair, one, a.ep, acc);
+      }
+      for (; w < w1; w += ws) {  // the rest one at a time
+        float acc[1][2];
+        gather_outputs<E, T, 1>(xs, taps, unit_word, unit_count, g.units, row, w, lane, acc);
+        gather_store<E, 1>(c, c_row + w * a.c_pitch_w, ws, a.c_pitch_w, pair, one, a.ep, acc);
+      }
+    }
+    __syncthreads();  // every warp is done with stage s: its next tile may land there
+    if (threadIdx.x == 0 && t + staged_stages < t1) issue(t + staged_stages, s);
+  }
+#elif defined(__CUDA_ARCH__)
+  arch::trap();  // a device pass without TMA (not sm_90a): never launched (staged_gather_kernel_here checks the image)
+#endif
+}
+
+// The kernel for a unit of T taps where this device runs its sm_90a image, else null.
+template <class E, int T>
+auto staged_gather_if_here() -> void (*)(staged_gather_args) {
+  constexpr int most = arch::nvidia_sm90::lds_bytes_per_block;
+  return tma_gemm::image_runs_here<&staged_gather_kernel<E, T, 8>, most>() ? &staged_gather_kernel<E, T, 8> : nullptr;
+}
+template <class E>
+auto staged_gather_kernel_here(int T) -> void (*)(staged_gather_args) {
+  return T == 3 ? staged_gather_if_here<E, 3>() : T == 4 ? staged_gather_if_here<E, 4>() : T == 7 ? staged_gather_if_here<E, 7>() : staged_gather_if_here<E, 8>();
+}
+
+// The plan of a view's shape, made once per shape (plan_cache.hpp's shape_cache, as the TMA GEMM's).
+template <class V>
+staged_gather_plan staged_gather_plan_cached(const V& v, int elem_bytes, staged_limits lim) {
+  static tma_gemm::shape_cache<staged_gather_plan> cache;
+  std::vector<long long> key = tma_gemm::plan_key(std::vector<V>{v});
+  key.insert(key.end(), {lim.blocks, lim.tight, lim.segments});
+  return cache.get(std::move(key), [&] { return staged_gather_plan_of(v, elem_bytes, lim); });
+}
+
+// Runs the batch (one GEMM per stride class of dx, or one) through the staged gather where every GEMM
+// of it plans; else false and why, before anything is launched.
+template <class Batch>
+bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep, std::string& why) {
+  using V = decltype(batch.views(0));
+  using E = elem_t<decltype(V::c)>;
+  constexpr bool b16 = std::is_same_v<E, half_t> || std::is_same_v<E, bf16_t>;
+  constexpr bool views_ok = affine_split<decltype(V::a)>::on && affine_split<decltype(V::b)>::on && affine_split<decltype(V::c)>::on;
+  if constexpr (!views_ok || !b16 || !std::is_same_v<E, elem_t<decltype(V::a)>> || !std::is_same_v<E, elem_t<decltype(V::b)>>) {
+    why = "not 16-bit GEMMs of affine-split views";
+    return false;
+  } else {
+    const tma_gemm::schedule& sch = tma_gemm::sm90_schedule();
+    if (!sch.staged_gather) return why = "TG_STAGED_GATHER=0", false;
+    if (batch.count() > 27) return why = "more than 27 stride classes", false;
+    if (batch.views(0).n() != 1) return why = "more than one column per group", false;  // before any plan: every dense GEMM asks
+    const staged_limits lim{sch.staged_gather_blocks, sch.staged_tight, sch.staged_segments};
+    std::vector<V> vs;
+    std::vector<staged_gather_plan> plans;
+    for (index_t t = 0; t < batch.count(); ++t) {
+      vs.push_back(batch.views(t));
+      plans.push_back(staged_gather_plan_cached(vs.back(), static_cast<int>(sizeof(E)), lim));
+      const staged_gather_plan& p = plans.back();
+      if (!p.ok) return why = p.why, false;
+      if (p.empty) continue;
+      if (staged_gather_kernel_here<E>(p.tiles.geo.taps) == nullptr) return why = "not an sm_90a GPU and build", false;
+      if (staged_gather_smem(p.tiles.geo) > std::size_t{arch::nvidia_sm90::lds_bytes_per_block}) return why = "shared memory", false;
+      const void* const a_data = p.zero ? static_cast<const void*>(vs.back().c.data) : static_cast<const void*>(vs.back().a.data);
+      if (!tma_gemm::tma_aligned(p.tiles.x, a_data)) return why = "A not 16-byte aligned", false;
+      if (reinterpret_cast<std::uintptr_t>(vs.back().c.data) % 4 != 0) return why = "C not 4-byte aligned", false;
+    }
+    const arch::tma_elem te = std::is_same_v<E, half_t> ? arch::tma_elem::f16 : arch::tma_elem::bf16;
+    index_t launched = 0, tiles = 0;
+    int threads = 0;
+    for (std::size_t t = 0; t < vs.size(); ++t) {
+      const staged_gather_plan& p = plans[t];
+      if (p.empty) continue;
+      const V& v = vs[t];
+      const staged_geometry& g = p.tiles.geo;
+      const index_t G = v.groups();
+      const index_t channel_blocks = ceil_div(G, index_t{staged_channels});
+      // A wave of lim.blocks per multiprocessor per GEMM (a stride class's launch follows the last's on
+      // the stream), the tiles split evenly among them.
+      const index_t want = be.processors() * lim.blocks / channel_blocks > 1 ? be.processors() * lim.blocks / channel_blocks : 1;
+      const index_t per = ceil_div(g.tiles, want < g.tiles ? want : g.tiles);
+      staged_gather_args a{};
+      a.a_map = arch::encode_tma(p.tiles.x, p.zero ? static_cast<const void*>(v.c.data) : static_cast<const void*>(v.a.data), te, 256, arch::tma_layout::plain);
+      a.geo = g;
+      a.tiles_per_block = per;
+      a.groups = G;
+      a.b = v.b.data, a.b0 = p.b0, a.b_group = p.b_group;
+      for (int i = 0; i < staged_max_units * gather_max_taps; ++i) a.tap_b[i] = p.tap_b[i];
+      a.c = v.c.data, a.c_base = p.tiles.y.base;
+      for (int x = 0; x < arch::tma_box::max_rank; ++x) a.c_stride[x] = x < p.tiles.y.rank ? p.tiles.y.stride[x] : 0;
+      a.c_pitch_h = p.c_pitch_h, a.c_pitch_w = p.c_pitch_w;
+      a.ep = ep;
+      const dim3 grid(static_cast<unsigned>(channel_blocks), static_cast<unsigned>(ceil_div(g.tiles, per)));
+      threads = 32 * g.warps();
+      auto* const kernel = staged_gather_kernel_here<E>(g.taps);
+      TG_LAUNCH(kernel, grid, threads, staged_gather_smem(g), be.stream, a);
+      ++launched, tiles += g.tiles;
+    }
+    const staged_geometry& g0 = plans[0].tiles.geo;
+    why = "staged gather: " + std::to_string(launched) + (launched == 1 ? " launch, " : " launches (stride classes), ") + std::to_string(tiles) +
+          " tiles of " + std::to_string(g0.ext[g0.k_digits - 1]) + (g0.k_digits > 1 ? "x" + std::to_string(g0.ext[g0.k_digits - 2]) : "") + " outputs x 64 channels, " +
+          std::to_string(g0.units) + " units of " + std::to_string(g0.taps) + " taps, " + std::to_string(threads) + " threads, " + std::to_string(lim.blocks) + " per SM";
+    return true;
+  }
+}
+}  // namespace gpu_gemm
+}  // namespace tg

@@ -1,0 +1,131 @@
+// The staged gather's plan: the staged sliding plan (staged_sliding_plan.hpp) read the other way round
+// (host and device arithmetic, host-tested against the views by
+// tests/lowering/gpu/staged_gather_plan_test.cpp). Channels-last depthwise forward and backward data are
+//   C[g, m] = sum over taps k of A[g, m, k] * B[g, k],
+// A a window over x (forward) or dy (backward data: one GEMM per stride class), B the filter. With
+// the views' row and k dimensions swapped, C's rows are the sliding plan's reduction digits (its dy)
+// and A's taps its filter taps over a window (its x): the same tiles, boxes of A with the halo, units
+// of taps and slide. A tap digit that walks its tensor backwards (backward data's taps step dy's
+// coordinates down) is flipped: counted from its last value, it walks forward from a lower corner.
+// The rest is the gather's own: each unit's taps as offsets of B's elements, and where C's rows lie
+// in memory (a block stores its outputs directly: nothing is reduced across blocks).
+#pragma once
+#include <string>
+#include <utility>
+#include "lowering/gpu/staged_sliding_plan.hpp"
+
+namespace tg {
+constexpr int gather_max_taps = 8;  // a unit's taps (the plan's T)
+
+struct staged_gather_plan {
+  bool ok = false;
+  std::string why;
+  bool empty = false;                                         // no rows: nothing to launch
+  bool zero = false;                                          // no products (no taps, or A all padding): C = epilogue(0)
+  staged_plan tiles;                                          // geo and the A box (as its x); its y is C's tensor
+  index_t tap_b[staged_max_units * gather_max_taps] = {};     // B's element offset of unit u's tap i (u * 8 + i), i < count
+  index_t b0 = 0, b_group = 0;                                // B's offset at group 0, per group
+  index_t c_pitch_h = 0, c_pitch_w = 0;                       // C's elements per unit of a tile's h and w
+};
+
+// A block's taps in shared memory: [unit][tap][64 channels] as floats, and each unit's first word and count.
+TG_HD inline std::size_t staged_gather_taps_bytes(const staged_geometry& g) {
+  return static_cast<std::size_t>(g.units) * (static_cast<std::size_t>(g.taps) * staged_channels * sizeof(float) + 2 * sizeof(int));
+}
+
+namespace detail {
+// Rows and k swapped: dimension 1 becomes the GEMM's k (A's taps; C's one column), 2 its rows.
+inline void swap_rows_and_k(boxes::view_digits& d, boxes::view_axes& a) {
+  std::swap(d.count[1], d.count[2]);
+  for (int p = 0; p < boxes::max_digits; ++p) {
+    std::swap(d.length[1][p], d.length[2][p]);
+    std::swap(d.off[1][p], d.off[2][p]);
+    for (int i = 0; i < boxes::max_guards; ++i) std::swap(d.guard[1][p][i], d.guard[2][p][i]);
+    std::swap(a.axis[1][p], a.axis[2][p]);
+    std::swap(a.coef[1][p], a.coef[2][p]);
+    std::swap(a.exact[1][p], a.exact[2][p]);
+  }
+}
+// The flat index of digit values v over lengths len (slowest first), and back.
+inline index_t flat_of(const index_t* v, const index_t* len, int n) {
+  index_t f = 0;
+  for (int p = 0; p < n; ++p) f = f * len[p] + v[p];
+  return f;
+}
+inline void digits_from(index_t f, const index_t* len, int n, index_t* v) {
+  for (int p = n - 1; p >= 0; --p) v[p] = f % len[p], f /= len[p];
+}
+}  // namespace detail
+
+// The plan of a GEMM of one column per group (elem_bytes: the element size the kernel reads).
+template <class V>
+staged_gather_plan staged_gather_plan_of(const V& v, int elem_bytes, staged_limits lim = {}) {
+  staged_gather_plan r;
+  auto fail = [&](std::string w) {
+    r.ok = false;
+    r.why = std::move(w);
+    return r;
+  };
+  if (v.n() != 1) return fail("more than one column per group");
+  if (v.m() < 1 || v.groups() < 1) return r.ok = r.empty = true, r;  // a stride class of dx with no positions: nothing to write
+  boxes::view_digits dC = boxes::digits_of(v.c), dA = boxes::digits_of(v.a);
+  const boxes::view_digits dB = boxes::digits_of(v.b);
+  boxes::view_axes aC = boxes::axes_of(dC), aA = boxes::axes_of(dA);
+  if (!aC.ok) return fail("C is not a TMA tensor: " + aC.why);
+  // Every product zero (a stride class of dx that no tap reaches, or whose taps read only padding):
+  // C's tiles alone, planned as a gather of C over itself with no units (nothing of it is read).
+  r.zero = v.k() < 1 || aA.all_padding;
+  if (r.zero) dA = dC, aA = aC;
+  if (!aA.ok) return fail("A is not a TMA tensor: " + aA.why);
+  detail::swap_rows_and_k(dC, aC);
+  detail::swap_rows_and_k(dA, aA);
+  bool flipped[boxes::max_digits] = {};
+  for (int p = 0; p < dA.count[1]; ++p) {
+    const int ax = aA.axis[1][p], c = aA.coef[1][p];
+    if (dA.length[1][p] <= 1 || ax < 0 || c >= 0) continue;
+    aA.base[ax] += static_cast<int>((dA.length[1][p] - 1) * c);  // the last tap's coordinate: the lowest
+    aA.coef[1][p] = -c, flipped[p] = true;
+  }
+  lim.gather = true;
+  r.tiles = plan_staged_sliding(dC, aC, dA, aA, elem_bytes, lim);
+  if (r.tiles.ok && staged_gather_taps_bytes(r.tiles.geo) > lim.reserve) {  // again, with the taps' shared memory kept aside
+    lim.reserve = staged_gather_taps_bytes(r.tiles.geo);
+    r.tiles = plan_staged_sliding(dC, aC, dA, aA, elem_bytes, lim);
+  }
+  if (!r.tiles.ok) return fail(r.tiles.why);
+  staged_geometry& g = r.tiles.geo;
+  if (r.zero) g.units = 0;
+  if (g.taps > gather_max_taps) return fail("more taps per unit than the kernel holds");
+  // B: the filter, one moving group digit, no padding.
+  if (dB.n_guards != 0) return fail("B has padding");
+  int moving = 0;
+  for (int p = 0; p < dB.count[0]; ++p)
+    if (dB.length[0][p] > 1) r.b_group = dB.off[0][p], ++moving;
+  if (moving != 1) return fail("B's groups are not one axis");
+  r.b0 = dB.off0;
+  // Unit u's tap i: its flat index in the flipped digits (the plan's column n0 + i * spacing), the
+  // GEMM's k (flipped digits counted back), B's offset of that k (B's own digits of it).
+  index_t flip_len[boxes::max_digits] = {}, b_len[boxes::max_digits] = {}, kv[boxes::max_digits] = {};
+  for (int p = 0; p < dA.count[1]; ++p) flip_len[p] = dA.length[1][p];
+  for (int p = 0; p < dB.count[2]; ++p) b_len[p] = dB.length[2][p];
+  for (int u = 0; u < g.units; ++u)
+    for (int i = 0; i < g.unit[u].count; ++i) {
+      detail::digits_from(g.unit[u].n0 + static_cast<index_t>(i) * g.spacing, flip_len, dA.count[1], kv);
+      for (int p = 0; p < dA.count[1]; ++p)
+        if (flipped[p]) kv[p] = flip_len[p] - 1 - kv[p];
+      const index_t k = detail::flat_of(kv, flip_len, dA.count[1]);
+      detail::digits_from(k, b_len, dB.count[2], kv);
+      index_t off = 0;
+      for (int p = 0; p < dB.count[2]; ++p) off += kv[p] * dB.off[2][p];
+      r.tap_b[u * gather_max_taps + i] = off;
+    }
+  // C's rows in memory: a pair of channels is one 4-byte store where every offset is even.
+  const arch::tma_box& ct = r.tiles.y;
+  const int w = g.k_digits - 1, h = g.k_digits - 2;
+  r.c_pitch_w = g.y_axis[w] >= 0 ? ct.stride[g.y_axis[w]] * g.y_coef[w] : 0;
+  r.c_pitch_h = h >= 0 && g.y_axis[h] >= 0 ? ct.stride[g.y_axis[h]] * g.y_coef[h] : 0;
+  if (ct.base % 2 != 0) return fail("C's channel pairs are not 4-byte words");
+  r.ok = true;
+  return r;
+}
+}  // namespace tg

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Session 26 device call 1 (temporary): build, ctest -L gpu, staged gather A/B on the issue's layers.
+set -uo pipefail
+out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
+t0=$(date +%s)
+nvidia-smi -L > "$out/device.txt"
+cmake -S . -B build-gpu -G Ninja -DTG_DEPS_DIR="$PWD/.deps" -DTG_ENABLE_AMD=OFF -DCMAKE_CUDA_ARCHITECTURES=90a -DTG_BUILD_TORCH=OFF -DTG_BUILD_TESTS=ON > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
+cmake --build build-gpu -j16 > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -40; exit 1; }
+echo "build $(( $(date +%s) - t0 )) s"
+log="$out/ctest.log"
+(cd build-gpu && ctest -L gpu -j4 --output-on-failure) > "$log" 2>&1; grep -E "tests passed|Failed|\*\*\*" "$log" | head -20
+echo "tests $(( $(date +%s) - t0 )) s"
+ab="$out/ab.txt"; : > "$ab"
+for op in convnd_bwd_data conv_fwd; do
+  ex=build-gpu/examples/$op
+  for c in "128 144 56 56 3 1 1" "128 960 7 7 3 1 1" "128 144 56 56 5 2 2" "128 672 14 14 5 2 2" "64 384 28 28 7 1 3" "64 768 14 14 7 1 3"; do
+    set -- $c
+    args="0 2 1 2 $2 $1 $2 $2 $5 $5 $3 $4 $6 $6 1 1 $7 $7 $7 $7 --layout nhwgc --dtype fp16 --backend gpu --repeat 30"
+    for env in "TG_STAGED_GATHER=0" "TG_STAGED_GATHER=1"; do
+      r=$(env $env timeout 60 $ex $args --explain 2>&1)
+      echo "$op $c | $env | $(echo "$r" | grep "^Perf" | head -1) | $(echo "$r" | grep -o "staged gather: .*\|depthwise gemm: [^(]*" | head -1)" >> "$ab"
+    done
+  done
+done
+cut -c1-250 "$ab"
+echo "total $(( $(date +%s) - t0 )) s"
