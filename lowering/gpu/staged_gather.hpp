@@ -6,8 +6,8 @@
 // (output, tap) from global memory and converted each input once per tap (performance.md section 31).
 //
 // A block: 64 channels (a lane's pair of them) x a range of tiles; one thread issues a tile's box onto
-// a stage's barrier, `staged_stages` tiles ahead. Warps: the plan's slices (w residues, rows, segments
-// of w); each walks its outputs J at a time: per unit of T taps (a class of a filter row) it converts
+// a stage's barrier, `staged_stages` tiles ahead. Warps take a tile's items in turn (a row, a residue
+// of w, a group of J = 8 outputs: staged_gather_item); per unit of T taps (a class of a filter row) it converts
 // the J + T - 1 inputs those outputs read (tap i of output j is tap 0 of output j + i) and adds J x T
 // products to the J sums, the taps as floats from shared memory. An output is one thread's sum in
 // unit and tap order, stored once: bit-identical run to run, no workspace.
@@ -50,11 +50,11 @@ struct gather_row {
 };
 template <class E, int T, int J>
 __device__ __forceinline__ void gather_outputs(const std::uint32_t* xs, const float* taps, const int* unit_word, const int* unit_count, int units,
-                                               const gather_row& row, int w, int lane, float (&acc)[J][2]) {
+                                               const gather_row& row, int w, int outputs, int lane, float (&acc)[J][2]) {
   TG_UNROLL for (int j = 0; j < J; ++j) acc[j][0] = acc[j][1] = 0.0f;
   for (int u = 0; u < units; ++u) {
     const std::uint32_t* const at = xs + row.x_row + unit_word[u] + w * row.x_pitch_w;
-    const int real = J + unit_count[u] - 1;
+    const int real = outputs + unit_count[u] - 1;  // the inputs of the real outputs (a row's last group may hold fewer than J)
     float in[J + T - 1][2];
     TG_UNROLL for (int e = 0; e < J + T - 1; ++e) {
       in[e][0] = in[e][1] = 0.0f;
@@ -73,9 +73,11 @@ __device__ __forceinline__ void gather_outputs(const std::uint32_t* xs, const fl
 
 // Output j of J at w + j * slide_w through the epilogue: a lane's channel pair as one 4-byte word.
 template <class E, int J>
-__device__ __forceinline__ void gather_store(E* c, index_t at, int w_step, index_t c_pitch_w, bool pair, bool one, gemm_epilogue ep, const float (&acc)[J][2]) {
+__device__ __forceinline__ void gather_store(E* c, index_t at, int w_step, index_t c_pitch_w, int outputs, bool pair, bool one, gemm_epilogue ep,
+                                             const float (&acc)[J][2]) {
   TG_UNROLL for (int j = 0; j < J; ++j) {
     E* const o = c + at + static_cast<index_t>(j) * w_step * c_pitch_w;
+    if (j >= outputs) break;
     if (pair) {
       float old0 = 0.0f, old1 = 0.0f;
       if (ep.op == epilogue_op::accumulate) arch::cvt_pair_to_operands<E>(*reinterpret_cast<const std::uint32_t*>(o), old0, old1);
@@ -87,7 +89,7 @@ __device__ __forceinline__ void gather_store(E* c, index_t at, int w_step, index
   }
 }
 
-template <class E, int T, int J>
+template <class E, int T>
 __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel(const __grid_constant__ staged_gather_args a) {
 #if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
   extern __shared__ __align__(1024) unsigned char smem[];
@@ -126,10 +128,7 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
   for (int u = threadIdx.x; u < g.units; u += blockDim.x)
     unit_word[u] = (g.unit[u].x_off + g.unit[u].first * g.x_tap) / 2, unit_count[u] = g.unit[u].count;
   __syncthreads();
-  // This warp's segment of w, its residue of w and its slice of the rows (the plan's slices).
-  const int seg = warp / (g.slices_w * g.slices_h), w_res = warp / g.slices_h % g.slices_w, h_res = warp % g.slices_h;
-  const int w0 = seg * g.seg_w + w_res, ws = g.slide_w;
-  // Offsets in 4-byte words (every pitch is a multiple of the 64 channels: halving is exact).
+  constexpr int J = staged_gather_outputs;
   gather_row row{0, g.slide_w * g.x_pitch_w / 2, g.x_pitch_w / 2};
   const index_t ch = c0 + 2 * lane;
   const bool pair = ch + 1 < a.groups, one = ch < a.groups;
@@ -146,21 +145,15 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
     index_t c_tile = a.c_base + 2 * lane;
     TG_UNROLL for (int x = 0; x < arch::tma_box::max_rank; ++x) if (x < g.y_rank) c_tile += static_cast<index_t>(cy[x]) * a.c_stride[x];
     const auto* const xs = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes) + lane;
-    const int w1 = tw < (seg + 1) * g.seg_w ? tw : (seg + 1) * g.seg_w;
-    for (int hh = h_res; hh < th; hh += g.slices_h) {
+    const int items = staged_gather_items(g, tw, th), warps = blockDim.x / 32;
+    for (int it = warp; it < items; it += warps) {
+      int hh, w;
+      const int outputs = staged_gather_item(g, tw, it, hh, w);
+      if (outputs == 0) continue;
       row.x_row = hh * (g.x_pitch_h / 2);
-      const index_t c_row = c_tile + hh * a.c_pitch_h;
-      int w = w0;
-      for (; w + (J - 1) * ws < w1; w += J * ws) {  // whole groups of J outputs
-        float acc[J][2];
-        gather_outputs<E, T, J>(xs, taps, unit_word, unit_count, g.units, row, w, lane, acc);
-        gather_store<E, J>(c, c_row + w * a.c_pitch_w, ws, a.c_pitch_w, pair, one, a.ep, acc);
-      }
-      for (; w < w1; w += ws) {  // the rest one at a time
-        float acc[1][2];
-        gather_outputs<E, T, 1>(xs, taps, unit_word, unit_count, g.units, row, w, lane, acc);
-        gather_store<E, 1>(c, c_row + w * a.c_pitch_w, ws, a.c_pitch_w, pair, one, a.ep, acc);
-      }
+      float acc[J][2];
+      gather_outputs<E, T, J>(xs, taps, unit_word, unit_count, g.units, row, w, outputs, lane, acc);
+      gather_store<E, J>(c, c_tile + hh * a.c_pitch_h + w * a.c_pitch_w, g.slide_w, a.c_pitch_w, outputs, pair, one, a.ep, acc);
     }
     __syncthreads();  // every warp is done with stage s: its next tile may land there
     if (threadIdx.x == 0 && t + staged_stages < t1) issue(t + staged_stages, s);
@@ -174,7 +167,7 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
 template <class E, int T>
 auto staged_gather_if_here() -> void (*)(staged_gather_args) {
   constexpr int most = arch::nvidia_sm90::lds_bytes_per_block;
-  return tma_gemm::image_runs_here<&staged_gather_kernel<E, T, 8>, most>() ? &staged_gather_kernel<E, T, 8> : nullptr;
+  return tma_gemm::image_runs_here<&staged_gather_kernel<E, T>, most>() ? &staged_gather_kernel<E, T> : nullptr;
 }
 template <class E>
 auto staged_gather_kernel_here(int T) -> void (*)(staged_gather_args) {

@@ -33,6 +33,22 @@ TG_HD inline std::size_t staged_gather_taps_bytes(const staged_geometry& g) {
   return static_cast<std::size_t>(g.units) * (static_cast<std::size_t>(g.taps) * staged_channels * sizeof(float) + 2 * sizeof(int));
 }
 
+// A tile of tw x th outputs as items of work, taken by the block's warps in turn: a row, a residue of
+// w modulo the slide, a group of up to staged_gather_outputs outputs of that residue (slide_w apart).
+// Item `it`'s row and first output; returns its outputs (0: the residue has no outputs that far).
+TG_HD inline int staged_gather_items(const staged_geometry& g, int tw, int th) {
+  return th * g.slide_w * (((tw + g.slide_w - 1) / g.slide_w + staged_gather_outputs - 1) / staged_gather_outputs);
+}
+TG_HD inline int staged_gather_item(const staged_geometry& g, int tw, int it, int& hh, int& w) {
+  const int groups = ((tw + g.slide_w - 1) / g.slide_w + staged_gather_outputs - 1) / staged_gather_outputs, per_row = g.slide_w * groups;
+  hh = it / per_row;
+  const int r = it % per_row;
+  w = r / groups + r % groups * staged_gather_outputs * g.slide_w;
+  if (w >= tw) return 0;
+  const int left = (tw - w + g.slide_w - 1) / g.slide_w;
+  return left < staged_gather_outputs ? left : staged_gather_outputs;
+}
+
 namespace detail {
 // Rows and k swapped: dimension 1 becomes the GEMM's k (A's taps; C's one column), 2 its rows.
 inline void swap_rows_and_k(boxes::view_digits& d, boxes::view_axes& a) {

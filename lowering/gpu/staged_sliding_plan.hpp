@@ -34,6 +34,7 @@ struct staged_limits {
   int warps() const { return staged_max_warps / blocks; }
 };
 constexpr int staged_max_box = 256;   // elements per box axis (TMA)
+constexpr int staged_gather_outputs = 8;  // outputs of a row a gather warp walks at once (staged_gather.hpp)
 
 // One warp's taps: `count` taps of the filter's last tap digit, `spacing` apart (a class of the slide:
 // tap i + 1 at position w is tap i at w + slide_w), at fixed values of the other tap digits.
@@ -246,11 +247,12 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
   most_w = most_w < staged_max_box ? most_w : staged_max_box;
   int tw = detail::ceil_balance(g.len[w], static_cast<int>(most_w < g.len[w] ? most_w : g.len[w]));
   const index_t len_h = h >= 0 ? g.len[h] : 1;
-  int th = 0;
-  for (int tries = 0; tries < 16 && th == 0; ++tries) {
-    for (int want = static_cast<int>(len_h < 8 ? len_h : 8); want >= 1 && th == 0; --want) {
+  // The most rows (up to most_rows) whose stages fit for tiles tw wide, 0 if none; xe: A's (x's) box
+  // elements per channel for them.
+  auto rows_fitting = [&](int w_ext, int most_rows, index_t& x_per_channel) {
+    for (int want = static_cast<int>(len_h < most_rows ? len_h : most_rows); want >= 1; --want) {
       for (int d = 0; d < K; ++d) g.ext[d] = 1;
-      g.ext[w] = tw;
+      g.ext[w] = w_ext;
       const int eh = h >= 0 ? detail::ceil_balance(len_h, want) : 1;
       if (h >= 0) g.ext[h] = eh;
       index_t xe = staged_channels, ye = staged_channels;
@@ -267,12 +269,35 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
       }
       const index_t y_at = (xe * elem_bytes + 127) / 128 * 128;
       const index_t stage = (y_at + (lim.gather ? 0 : ye * elem_bytes) + 1023) / 1024 * 1024;  // the gather stages no C
-      if (fits && stage * staged_stages <= static_cast<index_t>(lim.smem())) th = eh;
+      if (fits && stage * staged_stages <= static_cast<index_t>(lim.smem())) return x_per_channel = xe / staged_channels, eh;
     }
+    return 0;
+  };
+  int th = 0;
+  index_t x_box = 0;
+  for (int tries = 0; tries < 16 && th == 0; ++tries) {
+    th = rows_fitting(tw, 8, x_box);
     if (th == 0) {
       if (tw <= 8) return fail("a tile of one row does not fit shared memory");
       tw = detail::ceil_balance(g.len[w], (tw + 1) / 2);
     }
+  }
+  if (lim.gather && th > 0) {
+    // The gather's tile: the most outputs per element of x's box (a tile's halo is read again by its
+    // neighbours), over rows up to 16 and w halved while it stays at least 8 (a 5x5 stride-2 row of
+    // 28 outputs reads 5 rows of x for one row of outputs: 14 x 4 reads 11 for 4).
+    double best = static_cast<double>(tw) * th / static_cast<double>(x_box);
+    int best_w = tw, best_h = th;
+    for (int cand = tw;;) {
+      index_t xb = 0;
+      const int r = rows_fitting(cand, 16, xb);
+      if (r > 0 && static_cast<double>(cand) * r / static_cast<double>(xb) > 1.02 * best)
+        best = static_cast<double>(cand) * r / static_cast<double>(xb), best_w = cand, best_h = r;
+      if (cand <= 8) break;
+      cand = detail::ceil_balance(g.len[w], (cand + 1) / 2);
+    }
+    tw = best_w;
+    th = rows_fitting(tw, best_h, x_box);  // sets g.ext
   }
   if (th == 0) return fail("a tile of one row does not fit shared memory");
   g.tiles = 1;
@@ -293,6 +318,10 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
   const int per_seg = (tw + g.segments - 1) / g.segments;
   g.seg_w = (per_seg + g.slide_w - 1) / g.slide_w * g.slide_w;
   g.segments = (tw + g.seg_w - 1) / g.seg_w;
+  if (lim.gather) {  // the gather's warps take (row, w residue, group of outputs) items in turn instead (staged_gather_item)
+    const int groups = ((tw + g.slide_w - 1) / g.slide_w + staged_gather_outputs - 1) / staged_gather_outputs, items = th * g.slide_w * groups;
+    g.slices_w = 1, g.segments = 1, g.seg_w = tw, g.slices_h = items < lim.warps() ? items : lim.warps();
+  }
   // The boxes: tensors from the axes, extents from the tile, corners from the digits.
   r.x = aB.tensor, r.y = aA.tensor;
   g.x_rank = r.x.rank, g.y_rank = r.y.rank;

@@ -80,48 +80,51 @@ void check_plan(const View& v, checker& out, tg::staged_limits lim) {
       for (int a = 0; a < ct.rank; ++a) c_tile += static_cast<index_t>(cy[a]) * ct.stride[a];
       int tw, th;
       tg::staged_tile_extents(g, t, tw, th);
-      for (int seg = 0; seg < g.segments; ++seg)
-        for (int wr = 0; wr < g.slices_w; ++wr)
-          for (int hr = 0; hr < g.slices_h; ++hr)
-            for (int hh = hr; hh < th; hh += g.slices_h)
-              for (int ww = seg * g.seg_w + wr; ww < std::min(tw, (seg + 1) * g.seg_w); ww += g.slide_w) {
-                index_t m = 0;
-                for (int d = 0; d < g.k_digits; ++d) m = m * g.len[d] + start[d] + (d == w ? ww : d == h ? hh : 0);
-                ASSERT_LT(m, M);
-                for (index_t c : {c0, c0 + tg::staged_channels - 2, G - 2}) {  // lanes' first channels: the first, the last, the last real
-                  if (c < c0 || c >= c0 + tg::staged_channels || c >= G) continue;
-                  const index_t at = c_tile + hh * p.c_pitch_h + ww * p.c_pitch_w + (c - c0);
-                  ASSERT_EQ(at % 2, 0) << "a channel pair's store is not a 4-byte word";
-                  ASSERT_EQ(tg::to_float(v.c.data[at]), tg::to_float(v.c.load({{c, m, 0}}))) << "C: group " << c << " row " << m;
-                  ASSERT_EQ(tg::to_float(v.c.data[at + 1]), tg::to_float(v.c.load({{c + 1, m, 0}}))) << "C: group " << c + 1 << " row " << m;
-                }
-                if (c0 == 0) ++stored[m];
-                for (int ui = 0; ui < g.units; ++ui) {
-                  const tg::staged_unit& u = g.unit[ui];
-                  ASSERT_GE(u.count, 1);
-                  ASSERT_LE(u.count, g.taps);
-                  const index_t base = hh * g.x_pitch_h + u.x_off + u.first * g.x_tap + ww * g.x_pitch_w;
-                  for (int i = 0; i < u.count; ++i) {
-                    const index_t xo = base + i * step;
-                    const index_t b_off = p.tap_b[ui * tg::gather_max_taps + i];
-                    // Which k: the one whose B element this is (B's values are distinct).
-                    index_t k = -1;
-                    for (index_t kk = 0; kk < K && k < 0; ++kk)
-                      if (tg::to_float(v.b.data[p.b0 + b_off]) == tg::to_float(v.b.load({{0, 0, kk}}))) k = kk;
-                    ASSERT_GE(k, 0) << "B's offset is no element of group 0";
-                    for (index_t c : {c0, c0 + tg::staged_channels - 1, G - 1}) {
-                      if (c < c0 || c >= c0 + tg::staged_channels) continue;
-                      const index_t l = c - c0;
-                      ASSERT_GE(xo, 0);
-                      ASSERT_LT(xo + l, g.x_elems) << "read past the box";
-                      const float want = c < G ? tg::to_float(v.a.load({{c, m, k}})) : 0.0f;  // past G: the box's zeros
-                      ASSERT_EQ(xs[xo + l], want) << "A: group " << c << " row " << m << " k " << k << " tile " << t;
-                      if (c < G) ASSERT_EQ(tg::to_float(v.b.data[p.b0 + c * p.b_group + b_off]), tg::to_float(v.b.load({{c, 0, k}}))) << "B: group " << c;
-                    }
-                    if (c0 == 0) ++seen[m * K + k], ++out.reads;
-                  }
-                }
+      for (int it = 0; it < tg::staged_gather_items(g, tw, th); ++it) {  // the kernel's items, any warp's
+        int hh, w0;
+        const int outputs = tg::staged_gather_item(g, tw, it, hh, w0);
+        ASSERT_LE(outputs, tg::staged_gather_outputs);
+        ASSERT_LT(hh, th);
+        for (int ww = w0; ww < w0 + outputs * g.slide_w; ww += g.slide_w) {
+          ASSERT_LT(ww, tw);
+          index_t m = 0;
+          for (int d = 0; d < g.k_digits; ++d) m = m * g.len[d] + start[d] + (d == w ? ww : d == h ? hh : 0);
+          ASSERT_LT(m, M);
+          for (index_t c : {c0, c0 + tg::staged_channels - 2, G - 2}) {  // lanes' first channels: the first, the last, the last real
+            if (c < c0 || c >= c0 + tg::staged_channels || c >= G) continue;
+            const index_t at = c_tile + hh * p.c_pitch_h + ww * p.c_pitch_w + (c - c0);
+            ASSERT_EQ(at % 2, 0) << "a channel pair's store is not a 4-byte word";
+            ASSERT_EQ(tg::to_float(v.c.data[at]), tg::to_float(v.c.load({{c, m, 0}}))) << "C: group " << c << " row " << m;
+            ASSERT_EQ(tg::to_float(v.c.data[at + 1]), tg::to_float(v.c.load({{c + 1, m, 0}}))) << "C: group " << c + 1 << " row " << m;
+          }
+          if (c0 == 0) ++stored[m];
+          for (int ui = 0; ui < g.units; ++ui) {
+            const tg::staged_unit& u = g.unit[ui];
+            ASSERT_GE(u.count, 1);
+            ASSERT_LE(u.count, g.taps);
+            const index_t base = hh * g.x_pitch_h + u.x_off + u.first * g.x_tap + ww * g.x_pitch_w;
+            for (int i = 0; i < u.count; ++i) {
+              const index_t xo = base + i * step;
+              const index_t b_off = p.tap_b[ui * tg::gather_max_taps + i];
+              // Which k: the one whose B element this is (B's values are distinct).
+              index_t k = -1;
+              for (index_t kk = 0; kk < K && k < 0; ++kk)
+                if (tg::to_float(v.b.data[p.b0 + b_off]) == tg::to_float(v.b.load({{0, 0, kk}}))) k = kk;
+              ASSERT_GE(k, 0) << "B's offset is no element of group 0";
+              for (index_t c : {c0, c0 + tg::staged_channels - 1, G - 1}) {
+                if (c < c0 || c >= c0 + tg::staged_channels) continue;
+                const index_t l = c - c0;
+                ASSERT_GE(xo, 0);
+                ASSERT_LT(xo + l, g.x_elems) << "read past the box";
+                const float want = c < G ? tg::to_float(v.a.load({{c, m, k}})) : 0.0f;  // past G: the box's zeros
+                ASSERT_EQ(xs[xo + l], want) << "A: group " << c << " row " << m << " k " << k << " tile " << t;
+                if (c < G) ASSERT_EQ(tg::to_float(v.b.data[p.b0 + c * p.b_group + b_off]), tg::to_float(v.b.load({{c, 0, k}}))) << "B: group " << c;
               }
+              if (c0 == 0) ++seen[m * K + k], ++out.reads;
+            }
+          }
+        }
+      }
     }
   }
   for (index_t m = 0; m < M; ++m) {

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Session 26 device call 2 (temporary): build, gather tests, A/B (old kernel, 1 or 2 blocks per SM), profile.
+set -uo pipefail
+out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
+t0=$(date +%s)
+nvidia-smi -L > "$out/device.txt"
+cmake -S . -B build-gpu -G Ninja -DTG_DEPS_DIR="$PWD/.deps" -DTG_ENABLE_AMD=OFF -DCMAKE_CUDA_ARCHITECTURES=90a -DTG_BUILD_TORCH=OFF -DTG_BUILD_TESTS=ON > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
+cmake --build build-gpu -j16 > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -40; exit 1; }
+echo "build $(( $(date +%s) - t0 )) s"
+log="$out/ctest.log"
+(cd build-gpu && ctest -R "gather|depthwise|staged" -j4 --output-on-failure) > "$log" 2>&1; grep -E "tests passed|Failed|\*\*\*" "$log" | head -20
+(cd build-gpu && TG_STAGED_GATHER_BLOCKS=1 ctest -R "deterministic.gather" -j4 --output-on-failure) >> "$log" 2>&1; grep -E "tests passed" "$log" | tail -1
+echo "tests $(( $(date +%s) - t0 )) s"
+ab="$out/ab.txt"; : > "$ab"
+for op in convnd_bwd_data conv_fwd; do
+  ex=build-gpu/examples/$op
+  for c in "128 144 56 56 3 1 1" "128 960 7 7 3 1 1" "128 144 56 56 5 2 2" "128 672 14 14 5 2 2" "64 384 28 28 7 1 3" "64 768 14 14 7 1 3"; do
+    set -- $c
+    args="0 2 1 2 $2 $1 $2 $2 $5 $5 $3 $4 $6 $6 1 1 $7 $7 $7 $7 --layout nhwgc --dtype fp16 --backend gpu --repeat 30"
+    for env in "TG_STAGED_GATHER=0" "TG_STAGED_GATHER_BLOCKS=1" "TG_STAGED_GATHER_BLOCKS=2"; do
+      r=$(env $env timeout 60 $ex $args --explain 2>&1)
+      echo "$op $c | $env | $(echo "$r" | grep "^Perf" | head -1 | cut -d, -f1,3) | $(echo "$r" | grep -o "staged gather: .*\|depthwise gemm: [^(]*" | head -1)" >> "$ab"
+    done
+  done
+done
+cut -c1-250 "$ab"
+echo "ab $(( $(date +%s) - t0 )) s"
+printf '%s\n' "mbv2_bwd_data staged_gather_kernel convnd_bwd_data 0 2 0 2 144 128 144 144 3 3 56 56 1 1 1 1 1 1 1 1 --layout nhwgc --dtype fp16" \
+  "convnext_fwd staged_gather_kernel conv_fwd 0 2 0 2 384 64 384 384 7 7 28 28 1 1 1 1 3 3 3 3 --layout nhwgc --dtype fp16" | timeout 150 tools/gpu-profile-cases.sh > /dev/null 2>&1
+cut -c1-200 "$out/summary.txt" | head -60
+echo "total $(( $(date +%s) - t0 )) s"
