@@ -13,6 +13,7 @@
 // unit and tap order, stored once: bit-identical run to run, no workspace.
 #pragma once
 #include <string>
+#include <type_traits>
 #include <vector>
 #include "arch/convert.hpp"
 #include "arch/nvidia_sm90.hpp"
@@ -56,9 +57,19 @@ __device__ __forceinline__ void gather_outputs(const std::uint32_t* xs, const fl
     const std::uint32_t* const at = xs + row.x_row + unit_word[u] + w * row.x_pitch_w;
     const int real = outputs + unit_count[u] - 1;  // the inputs of the real outputs (a row's last group may hold fewer than J)
     float in[J + T - 1][2];
-    TG_UNROLL for (int e = 0; e < J + T - 1; ++e) {
-      in[e][0] = in[e][1] = 0.0f;
-      if (e < real) arch::cvt_pair_to_operands<E>(at[e * row.step], in[e][0], in[e][1]);
+    constexpr int pixel = staged_channels / 2;  // words of one position of the box: the slide of a stride-1 row
+    // Every input real, one or two pixels apart (stride 1, or a stride-2 forward; warp-uniform):
+    // immediate offsets, no tests.
+    auto whole = [&](auto step) { TG_UNROLL for (int e = 0; e < J + T - 1; ++e) arch::cvt_pair_to_operands<E>(at[e * step.value], in[e][0], in[e][1]); };
+    if (real == J + T - 1 && row.step == pixel) {
+      whole(std::integral_constant<int, pixel>{});
+    } else if (real == J + T - 1 && row.step == 2 * pixel) {
+      whole(std::integral_constant<int, 2 * pixel>{});
+    } else {  // inputs past the real ones read the first again and count zero (selects, no divergent branches)
+      TG_UNROLL for (int e = 0; e < J + T - 1; ++e) {
+        arch::cvt_pair_to_operands<E>(at[(e < real ? e : 0) * row.step], in[e][0], in[e][1]);
+        in[e][0] = e < real ? in[e][0] : 0.0f, in[e][1] = e < real ? in[e][1] : 0.0f;
+      }
     }
     const float* const tu = taps + (u * T) * staged_channels + 2 * lane;
     TG_UNROLL for (int i = 0; i < T; ++i) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 26 device call 2 (temporary): build, gather tests, A/B (old kernel, 1 or 2 blocks per SM), profile.
+# Session 26 device call 3 (temporary): build, gather tests, A/B (old kernel, 1 or 2 blocks per SM), profile.
 set -uo pipefail
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
 t0=$(date +%s)
@@ -26,6 +26,6 @@ done
 cut -c1-250 "$ab"
 echo "ab $(( $(date +%s) - t0 )) s"
 printf '%s\n' "mbv2_bwd_data staged_gather_kernel convnd_bwd_data 0 2 0 2 144 128 144 144 3 3 56 56 1 1 1 1 1 1 1 1 --layout nhwgc --dtype fp16" \
-  "convnext_fwd staged_gather_kernel conv_fwd 0 2 0 2 384 64 384 384 7 7 28 28 1 1 1 1 3 3 3 3 --layout nhwgc --dtype fp16" | timeout 150 tools/gpu-profile-cases.sh > /dev/null 2>&1
+  "effnet_fwd staged_gather_kernel conv_fwd 0 2 0 2 144 128 144 144 5 5 56 56 2 2 1 1 2 2 2 2 --layout nhwgc --dtype fp16" | timeout 150 tools/gpu-profile-cases.sh > /dev/null 2>&1
 cut -c1-200 "$out/summary.txt" | head -60
 echo "total $(( $(date +%s) - t0 )) s"
