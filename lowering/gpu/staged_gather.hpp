@@ -37,9 +37,9 @@ struct staged_gather_args {
   gemm_epilogue ep;
 };
 
-// Shared memory: the stages | the taps [unit][T][64] as floats | each unit's first word, count | barriers.
+// Shared memory: the stages | the taps [unit][T][64] as floats | each unit's first word, count | barriers | tile infos.
 inline std::size_t staged_gather_smem(const staged_geometry& g) {
-  return static_cast<std::size_t>(staged_stages) * g.stage_bytes + staged_gather_taps_bytes(g) + 64;
+  return static_cast<std::size_t>(staged_stages) * g.stage_bytes + staged_gather_taps_bytes(g) + 128;  // + barriers and tile infos
 }
 
 // J outputs of a row, slide_w apart from w, through every unit: per unit the J + T - 1 inputs, then
@@ -86,6 +86,14 @@ __device__ __forceinline__ void gather_outputs(const std::uint32_t* xs, const fl
 template <class E, int J>
 __device__ __forceinline__ void gather_store(E* c, index_t at, int w_step, index_t c_pitch_w, int outputs, bool pair, bool one, gemm_epilogue ep,
                                              const float (&acc)[J][2]) {
+  if (outputs == J && pair && ep.op == epilogue_op::store) {  // the common case (warp-uniform but for the last channels): no tests
+    TG_UNROLL for (int j = 0; j < J; ++j) {
+      const E lo = arch::cvt_from_float<E>(ep.alpha * acc[j][0]), hi = arch::cvt_from_float<E>(ep.alpha * acc[j][1]);
+      *reinterpret_cast<std::uint32_t*>(c + at + static_cast<index_t>(j) * w_step * c_pitch_w) =
+          static_cast<std::uint32_t>(lo.bits) | static_cast<std::uint32_t>(hi.bits) << 16;
+    }
+    return;
+  }
   TG_UNROLL for (int j = 0; j < J; ++j) {
     E* const o = c + at + static_cast<index_t>(j) * w_step * c_pitch_w;
     if (j >= outputs) break;
@@ -109,6 +117,12 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
   int* const unit_word = reinterpret_cast<int*>(taps + g.units * T * staged_channels);
   int* const unit_count = unit_word + g.units;
   auto* const full = reinterpret_cast<std::uint64_t*>(smem + (static_cast<std::size_t>(staged_stages) * g.stage_bytes + staged_gather_taps_bytes(g) + 7) / 8 * 8);
+  // Each stage's tile as the producer worked it out (its 64-bit divisions once per tile, not per warp).
+  struct tile_info {
+    index_t c_off;  // C's element of the tile's first output and channel
+    int tw, th;
+  };
+  auto* const info = reinterpret_cast<tile_info*>(full + staged_stages);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const index_t c0 = blockIdx.x * index_t{staged_channels};
   const index_t t0 = blockIdx.y * a.tiles_per_block;
@@ -118,12 +132,19 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
     arch::mbarrier_init_fence();
   }
   __syncthreads();
-  // The producer: tile t's box of A into stage s.
+  // The producer: tile t's box of A into stage s, and where its outputs go. The consumers read the
+  // latter after the barrier at the end of the tile before (or the one after the taps for the first
+  // stages), which this thread passes after writing it.
   auto issue = [&](index_t t, int s) {
     index_t start[boxes::max_digits];
     staged_tile_start(g, t, start);
-    int cx[arch::tma_box::max_rank];
+    int cx[arch::tma_box::max_rank], cy[arch::tma_box::max_rank];
     staged_corner(g, true, start, c0, cx);
+    staged_corner(g, false, start, c0, cy);
+    index_t c_off = a.c_base;
+    TG_UNROLL for (int x = 0; x < arch::tma_box::max_rank; ++x) if (x < g.y_rank) c_off += static_cast<index_t>(cy[x]) * a.c_stride[x];
+    info[s].c_off = c_off;
+    staged_tile_extents(g, t, info[s].tw, info[s].th);
     arch::mbarrier_arrive_expect_tx(&full[s], static_cast<std::uint32_t>(g.x_elems * sizeof(E)));
     arch::tma_load(smem + static_cast<std::size_t>(s) * g.stage_bytes, &a.a_map, &full[s], g.x_rank, cx[0], cx[1], cx[2], cx[3], cx[4]);
   };
@@ -147,20 +168,18 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
   for (index_t t = t0; t < t1; ++t) {
     const int s = static_cast<int>((t - t0) % staged_stages);
     arch::mbarrier_wait(&full[s], static_cast<std::uint32_t>(((t - t0) / staged_stages) & 1));
-    int tw, th;
-    staged_tile_extents(g, t, tw, th);
-    index_t start[boxes::max_digits];
-    staged_tile_start(g, t, start);
-    int cy[arch::tma_box::max_rank];
-    staged_corner(g, false, start, c0, cy);
-    index_t c_tile = a.c_base + 2 * lane;
-    TG_UNROLL for (int x = 0; x < arch::tma_box::max_rank; ++x) if (x < g.y_rank) c_tile += static_cast<index_t>(cy[x]) * a.c_stride[x];
+    const int tw = info[s].tw, th = info[s].th;
+    const index_t c_tile = info[s].c_off + 2 * lane;
     const auto* const xs = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes) + lane;
     const int items = staged_gather_items(g, tw, th), warps = blockDim.x / 32;
-    for (int it = warp; it < items; it += warps) {
-      int hh, w;
-      const int outputs = staged_gather_item(g, tw, it, hh, w);
-      if (outputs == 0) continue;
+    // Items in turn, staged_gather_item's order: rows counted on instead of divided out per item.
+    const int groups = ((tw + g.slide_w - 1) / g.slide_w + J - 1) / J, per_row = g.slide_w * groups;
+    int hh = warp / per_row, r = warp % per_row;
+    for (int it = warp; it < items; it += warps, r += warps) {
+      while (r >= per_row) r -= per_row, ++hh;
+      const int res = g.slide_w == 1 ? 0 : r / groups, w = res + (r - res * groups) * J * g.slide_w;
+      if (w >= tw) continue;
+      const int left = g.slide_w == 1 ? tw - w : (tw - w + g.slide_w - 1) / g.slide_w, outputs = left < J ? left : J;
       row.x_row = hh * (g.x_pitch_h / 2);
       float acc[J][2];
       gather_outputs<E, T, J>(xs, taps, unit_word, unit_count, g.units, row, w, outputs, lane, acc);

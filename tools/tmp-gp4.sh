@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 26 device call 3 (temporary): build, gather tests, A/B (old kernel, 1 or 2 blocks per SM), profile.
+# Session 26 device call 4 (temporary): build, gather tests, A/B (old kernel, 1 or 2 blocks per SM), profile.
 set -uo pipefail
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
 t0=$(date +%s)
@@ -28,4 +28,11 @@ echo "ab $(( $(date +%s) - t0 )) s"
 printf '%s\n' "mbv2_bwd_data staged_gather_kernel convnd_bwd_data 0 2 0 2 144 128 144 144 3 3 56 56 1 1 1 1 1 1 1 1 --layout nhwgc --dtype fp16" \
   "effnet_fwd staged_gather_kernel conv_fwd 0 2 0 2 144 128 144 144 5 5 56 56 2 2 1 1 2 2 2 2 --layout nhwgc --dtype fp16" | timeout 150 tools/gpu-profile-cases.sh > /dev/null 2>&1
 cut -c1-200 "$out/summary.txt" | head -60
+timeout 200 tools/bench.sh build-gpu "$out/b1" --no-design --grouped --only=convnd_bwd_data,conv_fwd --match=dw --dtypes=fp16,bf16 > "$out/bench1.log" 2>&1
+grep -h "^{" "$out/bench1.log" > "$out/bench.jsonl"
+python3 -c "
+import sys,json
+for l in open('$out/bench.jsonl'):
+  r=json.loads(l); print(r['op'][:14], r['case'][:36], r['dtype'], r['layout'], r['tilegrad_ms'], r['torch_ms'], r['ratio'], r.get('pct_bw'))" | tee "$out/bench-summary.txt"
+rm -rf "$out/b1"
 echo "total $(( $(date +%s) - t0 )) s"
