@@ -210,7 +210,7 @@ staged_gather_plan staged_gather_plan_cached(const V& v, int elem_bytes, staged_
   static tma_gemm::shape_cache<staged_gather_plan> cache;
   std::vector<long long> key = tma_gemm::plan_key(std::vector<V>{v});
   key.insert(key.end(), {lim.blocks, lim.tight, lim.segments});
-  return cache.get(std::move(key), [&] { return staged_gather_plan_of(v, elem_bytes, lim); });
+  return cache.get(std::move(key), [&] { return staged_gather_plan_chosen(v, elem_bytes, lim); });
 }
 
 // Runs the batch (one GEMM per stride class of dx, or one) through the staged gather where every GEMM
@@ -254,9 +254,9 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       const staged_geometry& g = p.tiles.geo;
       const index_t G = v.groups();
       const index_t channel_blocks = ceil_div(G, index_t{staged_channels});
-      // A wave of lim.blocks per multiprocessor per GEMM (a stride class's launch follows the last's on
+      // A wave of the plan's blocks per multiprocessor per GEMM (a stride class's launch follows the last's on
       // the stream), the tiles split evenly among them.
-      const index_t want = be.processors() * lim.blocks / channel_blocks > 1 ? be.processors() * lim.blocks / channel_blocks : 1;
+      const index_t want = be.processors() * p.blocks / channel_blocks > 1 ? be.processors() * p.blocks / channel_blocks : 1;
       const index_t per = ceil_div(g.tiles, want < g.tiles ? want : g.tiles);
       staged_gather_args a{};
       a.a_map = arch::encode_tma(p.tiles.x, p.zero ? static_cast<const void*>(v.c.data) : static_cast<const void*>(v.a.data), te, 256, arch::tma_layout::plain);
@@ -278,7 +278,7 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
     const staged_geometry& g0 = plans[0].tiles.geo;
     why = "staged gather: " + std::to_string(launched) + (launched == 1 ? " launch, " : " launches (stride classes), ") + std::to_string(tiles) +
           " tiles of " + std::to_string(g0.ext[g0.k_digits - 1]) + (g0.k_digits > 1 ? "x" + std::to_string(g0.ext[g0.k_digits - 2]) : "") + " outputs x 64 channels, " +
-          std::to_string(g0.units) + " units of " + std::to_string(g0.taps) + " taps, " + std::to_string(threads) + " threads, " + std::to_string(lim.blocks) + " per SM";
+          std::to_string(g0.units) + " units of " + std::to_string(g0.taps) + " taps, " + std::to_string(threads) + " threads, " + std::to_string(plans[0].blocks) + " per SM";
     return true;
   }
 }

@@ -20,6 +20,7 @@ constexpr int gather_max_taps = 8;  // a unit's taps (the plan's T)
 struct staged_gather_plan {
   bool ok = false;
   std::string why;
+  int blocks = 1;                                             // per multiprocessor (the limits it was planned for)
   bool empty = false;                                         // no rows: nothing to launch
   bool zero = false;                                          // no products (no taps, or A all padding): C = epilogue(0)
   staged_plan tiles;                                          // geo and the A box (as its x); its y is C's tensor
@@ -103,6 +104,7 @@ staged_gather_plan staged_gather_plan_of(const V& v, int elem_bytes, staged_limi
     aA.coef[1][p] = -c, flipped[p] = true;
   }
   lim.gather = true;
+  r.blocks = lim.blocks;
   r.tiles = plan_staged_sliding(dC, aC, dA, aA, elem_bytes, lim);
   if (r.tiles.ok && staged_gather_taps_bytes(r.tiles.geo) > lim.reserve) {  // again, with the taps' shared memory kept aside
     lim.reserve = staged_gather_taps_bytes(r.tiles.geo);
@@ -143,5 +145,27 @@ staged_gather_plan staged_gather_plan_of(const V& v, int elem_bytes, staged_limi
   if (ct.base % 2 != 0) return fail("C's channel pairs are not 4-byte words");
   r.ok = true;
   return r;
+}
+// Blocks per multiprocessor: one where its whole share of shared memory gives tiles of more outputs
+// than two blocks' halves, two where the tiles come out the same (H100, performance.md section 31:
+// MobileNetV2's 56-wide rows in 56x10 tiles against 28x10, 1.09x faster with one; the 7x7 images,
+// whole either way, 1.4-1.5x faster with two blocks hiding each other's staging).
+inline int staged_gather_tile_outputs(const staged_gather_plan& p) {
+  const staged_geometry& g = p.tiles.geo;
+  return g.ext[g.k_digits - 1] * (g.k_digits > 1 ? g.ext[g.k_digits - 2] : 1);
+}
+inline bool staged_gather_one_block_better(const staged_gather_plan& two, const staged_gather_plan& one) {
+  if (!two.ok) return one.ok;
+  if (!one.ok || two.empty || one.empty) return false;
+  return staged_gather_tile_outputs(one) > staged_gather_tile_outputs(two);
+}
+// The plan for `want.blocks` blocks per multiprocessor, or where that is 0 for the better of one and two.
+template <class V>
+staged_gather_plan staged_gather_plan_chosen(const V& v, int elem_bytes, staged_limits want) {
+  if (want.blocks > 0) return staged_gather_plan_of(v, elem_bytes, want);
+  staged_limits one = want, two = want;
+  one.blocks = 1, two.blocks = 2;
+  staged_gather_plan p2 = staged_gather_plan_of(v, elem_bytes, two), p1 = staged_gather_plan_of(v, elem_bytes, one);
+  return staged_gather_one_block_better(p2, p1) ? p1 : p2;
 }
 }  // namespace tg

@@ -214,6 +214,49 @@ TEST(StagedGatherPlan, ConvolutionBatches) {
   }
 }
 
+// Blocks per multiprocessor: one where one block's share of shared memory gives tiles of more outputs,
+// two where the tiles are the same (the layers, performance.md section 31).
+struct blocks_backend {
+  int gemms = 0, one = 0;
+};
+template <class Batch>
+void gemm(blocks_backend& be, const Batch& batch, tg::gemm_epilogue, tg::gemm_policy) {
+  using V = decltype(batch.views(0));
+  if constexpr (tg::affine_split<decltype(V::a)>::on && tg::affine_split<decltype(V::c)>::on && tg::affine_split<decltype(V::b)>::on)
+    for (index_t t = 0; t < batch.count(); ++t) {
+      const auto p = tg::staged_gather_plan_chosen(batch.views(t), 2, tg::staged_limits{0});
+      ++be.gemms, be.one += p.ok && p.blocks == 1;
+    }
+}
+TEST(StagedGatherPlan, BlocksPerMultiprocessor) {
+  struct expect {
+    index_t G;
+    int filter, in, stride;
+    bool one;
+  };
+  const expect cases[] = {
+      {144, 3, 56, 1, true},   // MobileNetV2 3x3 C144 56x56: 56x10 tiles with one block, 28x10 with two
+      {960, 3, 7, 1, false},   // MobileNetV2 3x3 C960 7x7: the whole image either way
+      {144, 5, 56, 2, true},   // EfficientNet 5x5 stride 2 C144: taller tiles with one
+      {672, 5, 14, 2, false},  // EfficientNet C672 14x14: whole 7x7 outputs either way
+      {384, 7, 28, 1, true},   // ConvNeXt 7x7 C384 28x28
+      {768, 7, 14, 1, true},   // ConvNeXt 7x7 C768 14x14: the whole image with one block, half with two
+  };
+  for (const auto& c : cases)
+    for (bool forward : {true, false}) {
+      tg::ops::conv_problem p = problem(2, c.G, c.filter, c.in, c.stride, 1);
+      p.N = 1;
+      for (int d = 0; d < 2; ++d) p.pad_l[d] = p.pad_r[d] = c.filter / 2;
+      blocks_backend be;
+      const float* in = reinterpret_cast<const float*>(alignof(float) * 16);  // never read: only the views' shapes are planned
+      float* out = reinterpret_cast<float*>(alignof(float) * 16);
+      if (forward) tg::ops::conv_fwd<2>(be, p, in, in, out);
+      else tg::ops::convnd_bwd_data<2>(be, p, in, in, out);
+      EXPECT_GT(be.gemms, 0);
+      EXPECT_EQ(be.one, c.one ? be.gemms : 0) << "C" << c.G << " " << c.filter << "x" << c.filter << (forward ? " forward" : " backward data");
+    }
+}
+
 // Random depthwise problems (1-d to 3-d, strides, dilations, asymmetric padding, channel counts that
 // leave a block part empty), forward and backward data: every read and store checked against the views.
 TEST(StagedGatherPlan, RandomDepthwiseAgainstTheIndexMap) {
