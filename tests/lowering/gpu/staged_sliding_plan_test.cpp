@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 #include "lowering/gpu/sliding_choice.hpp"
+#include "tma_box_emulation.hpp"
 #include "lowering/gpu/staged_sliding_plan.hpp"
 #include "ops/grouped_conv_bwd_weight.hpp"
 
@@ -16,24 +17,7 @@ namespace {
 using tg::index_t;
 using L = tg::ops::conv_layout;
 
-// A box's elements as the TMA brings them for a corner: axis 0 fastest, zero outside the tensor.
-template <class T>
-std::vector<float> emulate_box(const tg::arch::tma_box& b, const T* data, const int* corner) {
-  std::vector<float> out(static_cast<std::size_t>(b.elements()));
-  int e[tg::arch::tma_box::max_rank] = {};
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    index_t off = b.base;
-    bool in = true;
-    for (int a = 0; a < b.rank; ++a) {
-      const index_t c = corner[a] + e[a];
-      in = in && c >= 0 && c < b.length[a];
-      off += c * b.stride[a];
-    }
-    out[i] = in ? tg::to_float(data[off]) : 0.0f;
-    for (int a = 0; a < b.rank && ++e[a] == b.box[a]; ++a) e[a] = 0;
-  }
-  return out;
-}
+using tg::test::emulate_box;
 
 struct checker {
   std::string why;  // the plan's refusal, if any
