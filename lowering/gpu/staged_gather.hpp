@@ -5,9 +5,10 @@
 // pipeline (gemm_depthwise.hpp) keeps every other GPU and what this one refuses; it gathered each
 // (output, tap) from global memory and converted each input once per tap (performance.md section 31).
 //
-// A block: 64 channels (a lane's pair of them) x a range of tiles; one thread issues a tile's box onto
-// a stage's barrier, `staged_stages` tiles ahead. Warps take a tile's items in turn (a row, a residue
-// of w, a group of J = 8 outputs: staged_gather_item); per unit of T taps (a class of a filter row) it converts
+// A block: 64 channels (a lane's pair of them; a narrower last block puts several items on a warp) x a
+// range of tiles; one thread issues a tile's box onto a stage's barrier, `staged_stages` tiles ahead.
+// Warps take a tile's items in turn (a row, a residue of w, a group of J = 8 outputs:
+// staged_gather_item); per unit of T taps (a class of a filter row) it converts
 // the J + T - 1 inputs those outputs read (tap i of output j is tap 0 of output j + i) and adds J x T
 // products to the J sums, the taps as floats from shared memory. An output is one thread's sum in
 // unit and tap order, stored once: bit-identical run to run, no workspace.
@@ -29,6 +30,7 @@ struct staged_gather_args {
   arch::tensor_map a_map;  // A's tensor (x or dy; C's own for a plan without products)
   staged_geometry geo;
   index_t tiles_per_block, groups;
+  int last_lanes;          // lanes per item in the last channel block (32, or staged_gather_lanes of its channels)
   const void* b;           // the filter: group c's tap of unit u, i at b0 + c * b_group + tap_b[u * 8 + i]
   index_t b0, b_group;
   index_t tap_b[staged_max_units * gather_max_taps];
@@ -162,27 +164,32 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
   __syncthreads();
   constexpr int J = staged_gather_outputs;
   gather_row row{0, g.slide_w * g.x_pitch_w / 2, g.x_pitch_w / 2};
-  const index_t ch = c0 + 2 * lane;
+  // A block of fewer than 64 real channels: each warp takes 32 / L items at once, L lanes each (their
+  // pixels share banks, so their loads take as many wavefronts as one item's did on 32 lanes, but the
+  // block issues 32 / L times fewer instructions).
+  const int lanes = c0 + staged_channels < a.groups ? 32 : a.last_lanes, cl = lane & (lanes - 1);
+  const int vwarp = warp * (32 / lanes) + lane / lanes, vwarps = static_cast<int>(blockDim.x / 32) * (32 / lanes);
+  const index_t ch = c0 + 2 * cl;
   const bool pair = ch + 1 < a.groups, one = ch < a.groups;
   E* const c = static_cast<E*>(a.c);
   for (index_t t = t0; t < t1; ++t) {
     const int s = static_cast<int>((t - t0) % staged_stages);
     arch::mbarrier_wait(&full[s], static_cast<std::uint32_t>(((t - t0) / staged_stages) & 1));
     const int tw = info[s].tw, th = info[s].th;
-    const index_t c_tile = info[s].c_off + 2 * lane;
-    const auto* const xs = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes) + lane;
-    const int items = staged_gather_items(g, tw, th), warps = blockDim.x / 32;
+    const index_t c_tile = info[s].c_off + 2 * cl;
+    const auto* const xs = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes) + cl;
+    const int items = staged_gather_items(g, tw, th);
     // Items in turn, staged_gather_item's order: rows counted on instead of divided out per item.
     const int groups = ((tw + g.slide_w - 1) / g.slide_w + J - 1) / J, per_row = g.slide_w * groups;
-    int hh = warp / per_row, r = warp % per_row;
-    for (int it = warp; it < items; it += warps, r += warps) {
+    int hh = vwarp / per_row, r = vwarp % per_row;
+    for (int it = vwarp; it < items; it += vwarps, r += vwarps) {
       while (r >= per_row) r -= per_row, ++hh;
       const int res = g.slide_w == 1 ? 0 : r / groups, w = res + (r - res * groups) * J * g.slide_w;
       if (w >= tw) continue;
       const int left = g.slide_w == 1 ? tw - w : (tw - w + g.slide_w - 1) / g.slide_w, outputs = left < J ? left : J;
       row.x_row = hh * (g.x_pitch_h / 2);
       float acc[J][2];
-      gather_outputs<E, T, J>(xs, taps, unit_word, unit_count, g.units, row, w, outputs, lane, acc);
+      gather_outputs<E, T, J>(xs, taps, unit_word, unit_count, g.units, row, w, outputs, cl, acc);
       gather_store<E, J>(c, c_tile + hh * a.c_pitch_h + w * a.c_pitch_w, g.slide_w, a.c_pitch_w, outputs, pair, one, a.ep, acc);
     }
     __syncthreads();  // every warp is done with stage s: its next tile may land there
@@ -263,6 +270,7 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       a.geo = g;
       a.tiles_per_block = per;
       a.groups = G;
+      a.last_lanes = sch.staged_gather_narrow ? staged_gather_lanes(G - (channel_blocks - 1) * staged_channels) : 32;
       a.b = v.b.data, a.b0 = p.b0, a.b_group = p.b_group;
       for (int i = 0; i < staged_max_units * gather_max_taps; ++i) a.tap_b[i] = p.tap_b[i];
       a.c = v.c.data, a.c_base = p.tiles.y.base;
@@ -276,8 +284,10 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       ++launched, tiles += g.tiles;
     }
     const staged_geometry& g0 = plans[0].tiles.geo;
+    const index_t tail = vs[0].groups() % staged_channels;
+    const std::string narrow = tail == 0 || !sch.staged_gather_narrow || staged_gather_lanes(tail) == 32 ? "" : " (the last " + std::to_string(tail) + " as " + std::to_string(32 / staged_gather_lanes(tail)) + " items per warp)";
     why = "staged gather: " + std::to_string(launched) + (launched == 1 ? " launch, " : " launches (stride classes), ") + std::to_string(tiles) +
-          " tiles of " + std::to_string(g0.ext[g0.k_digits - 1]) + (g0.k_digits > 1 ? "x" + std::to_string(g0.ext[g0.k_digits - 2]) : "") + " outputs x 64 channels, " +
+          " tiles of " + std::to_string(g0.ext[g0.k_digits - 1]) + (g0.k_digits > 1 ? "x" + std::to_string(g0.ext[g0.k_digits - 2]) : "") + " outputs x 64 channels" + narrow + ", " +
           std::to_string(g0.units) + " units of " + std::to_string(g0.taps) + " taps, " + std::to_string(threads) + " threads, " + std::to_string(plans[0].blocks) + " per SM";
     return true;
   }

@@ -34,6 +34,16 @@ TG_HD inline std::size_t staged_gather_taps_bytes(const staged_geometry& g) {
   return static_cast<std::size_t>(g.units) * (static_cast<std::size_t>(g.taps) * staged_channels * sizeof(float) + 2 * sizeof(int));
 }
 
+// Lanes per item in a block of `channels` real channels: a lane holds a pair, so 32 lanes cover the
+// 64 of a whole block; a block of fewer (the last, where the groups are not a multiple of 64) splits
+// each warp into 32 / L items side by side on the fewest lanes L (a power of two) that hold its
+// channels, and issues up to 32 / L times fewer instructions for its tiles.
+TG_HD inline int staged_gather_lanes(index_t channels) {
+  int lanes = 32;
+  while (lanes > 1 && 2 * (lanes / 2) >= channels) lanes /= 2;
+  return lanes;
+}
+
 // A tile of tw x th outputs as items of work, taken by the block's warps in turn: a row, a residue of
 // w modulo the slide, a group of up to staged_gather_outputs outputs of that residue (slide_w apart).
 // Item `it`'s row and first output; returns its outputs (0: the residue has no outputs that far).

@@ -199,6 +199,21 @@ TEST(StagedGatherPlan, ConvolutionBatches) {
   }
 }
 
+// A narrow last block's lanes per item: a power of two that holds every channel (a pair a lane), the
+// fewest that do; 32 (the whole warp on one item) for 33 channels and more.
+TEST(StagedGatherPlan, LanesOfANarrowBlock) {
+  for (index_t channels = 1; channels <= tg::staged_channels; ++channels) {
+    const int lanes = tg::staged_gather_lanes(channels);
+    EXPECT_EQ(lanes & (lanes - 1), 0) << channels;
+    EXPECT_GE(2 * lanes, channels) << channels;
+    EXPECT_LE(lanes, 32) << channels;
+    if (lanes > 1) EXPECT_LT(2 * (lanes / 2), channels) << channels << ": fewer lanes would do";
+  }
+  EXPECT_EQ(tg::staged_gather_lanes(16), 8);  // MobileNetV2's C144: 4 items per warp in its last block
+  EXPECT_EQ(tg::staged_gather_lanes(32), 16);
+  EXPECT_EQ(tg::staged_gather_lanes(33), 32);
+}
+
 // Blocks per multiprocessor: one where one block's share of shared memory gives tiles of more outputs,
 // two where the tiles are the same (the layers, performance.md section 31).
 struct blocks_backend {
