@@ -6,7 +6,7 @@
 // (output, tap) from global memory and converted each input once per tap (performance.md section 31).
 //
 // A block: 64 channels (a lane's pair of them; a narrower last block puts several items on a warp) x a
-// range of tiles; one thread issues a tile's box onto a stage's barrier, `staged_stages` tiles ahead.
+// range of tiles; one thread issues a tile's box onto a stage's barrier, the plan's stages (2-4) tiles ahead.
 // Warps take a tile's items in turn (a row, a residue of w, a group of J = 8 outputs:
 // staged_gather_item); per unit of T taps (a class of a filter row) it converts
 // the J + T - 1 inputs those outputs read (tap i of output j is tap 0 of output j + i) and adds J x T
@@ -41,7 +41,7 @@ struct staged_gather_args {
 
 // Shared memory: the stages | the taps [unit][T][64] as floats | each unit's first word, count | barriers | tile infos.
 inline std::size_t staged_gather_smem(const staged_geometry& g) {
-  return static_cast<std::size_t>(staged_stages) * g.stage_bytes + staged_gather_taps_bytes(g) + 128;  // + barriers and tile infos
+  return static_cast<std::size_t>(g.stages) * g.stage_bytes + staged_gather_taps_bytes(g) + 128;  // + barriers and tile infos (4 x 24 bytes at most)
 }
 
 // J outputs of a row, slide_w apart from w, through every unit: per unit the J + T - 1 inputs, then
@@ -115,22 +115,23 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
 #if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
   extern __shared__ __align__(1024) unsigned char smem[];
   const staged_geometry& g = a.geo;
-  float* const taps = reinterpret_cast<float*>(smem + static_cast<std::size_t>(staged_stages) * g.stage_bytes);
+  const int stages = g.stages;
+  float* const taps = reinterpret_cast<float*>(smem + static_cast<std::size_t>(stages) * g.stage_bytes);
   int* const unit_word = reinterpret_cast<int*>(taps + g.units * T * staged_channels);
   int* const unit_count = unit_word + g.units;
-  auto* const full = reinterpret_cast<std::uint64_t*>(smem + (static_cast<std::size_t>(staged_stages) * g.stage_bytes + staged_gather_taps_bytes(g) + 7) / 8 * 8);
+  auto* const full = reinterpret_cast<std::uint64_t*>(smem + (static_cast<std::size_t>(stages) * g.stage_bytes + staged_gather_taps_bytes(g) + 7) / 8 * 8);
   // Each stage's tile as the producer worked it out (its 64-bit divisions once per tile, not per warp).
   struct tile_info {
     index_t c_off;  // C's element of the tile's first output and channel
     int tw, th;
   };
-  auto* const info = reinterpret_cast<tile_info*>(full + staged_stages);
+  auto* const info = reinterpret_cast<tile_info*>(full + stages);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const index_t c0 = blockIdx.x * index_t{staged_channels};
   const index_t t0 = blockIdx.y * a.tiles_per_block;
   const index_t t1 = t0 + a.tiles_per_block < g.tiles ? t0 + a.tiles_per_block : g.tiles;
   if (threadIdx.x == 0) {
-    for (int s = 0; s < staged_stages; ++s) arch::mbarrier_init(&full[s], 1);
+    for (int s = 0; s < stages; ++s) arch::mbarrier_init(&full[s], 1);
     arch::mbarrier_init_fence();
   }
   __syncthreads();
@@ -151,7 +152,7 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
     arch::tma_load(smem + static_cast<std::size_t>(s) * g.stage_bytes, &a.a_map, &full[s], g.x_rank, cx[0], cx[1], cx[2], cx[3], cx[4]);
   };
   if (threadIdx.x == 0)
-    for (int s = 0; s < staged_stages && t0 + s < t1; ++s) issue(t0 + s, s);
+    for (int s = 0; s < stages && t0 + s < t1; ++s) issue(t0 + s, s);
   // The block's taps (zero past a unit's count and past the channels) while the first boxes land.
   const E* const b = static_cast<const E*>(a.b);
   for (int i = threadIdx.x; i < g.units * T * staged_channels; i += blockDim.x) {
@@ -173,8 +174,8 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
   const bool pair = ch + 1 < a.groups, one = ch < a.groups;
   E* const c = static_cast<E*>(a.c);
   for (index_t t = t0; t < t1; ++t) {
-    const int s = static_cast<int>((t - t0) % staged_stages);
-    arch::mbarrier_wait(&full[s], static_cast<std::uint32_t>(((t - t0) / staged_stages) & 1));
+    const int s = static_cast<int>((t - t0) % stages);
+    arch::mbarrier_wait(&full[s], static_cast<std::uint32_t>(((t - t0) / stages) & 1));
     const int tw = info[s].tw, th = info[s].th;
     const index_t c_tile = info[s].c_off + 2 * cl;
     const auto* const xs = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes) + cl;
@@ -193,7 +194,7 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
       gather_store<E, J>(c, c_tile + hh * a.c_pitch_h + w * a.c_pitch_w, g.slide_w, a.c_pitch_w, outputs, pair, one, a.ep, acc);
     }
     __syncthreads();  // every warp is done with stage s: its next tile may land there
-    if (threadIdx.x == 0 && t + staged_stages < t1) issue(t + staged_stages, s);
+    if (threadIdx.x == 0 && t + stages < t1) issue(t + stages, s);
   }
 #elif defined(__CUDA_ARCH__)
   arch::trap();  // a device pass without TMA (not sm_90a): never launched (staged_gather_kernel_here checks the image)
@@ -216,7 +217,7 @@ template <class V>
 staged_gather_plan staged_gather_plan_cached(const V& v, int elem_bytes, staged_limits lim) {
   static tma_gemm::shape_cache<staged_gather_plan> cache;
   std::vector<long long> key = tma_gemm::plan_key(std::vector<V>{v});
-  key.insert(key.end(), {lim.blocks, lim.tight, lim.segments});
+  key.insert(key.end(), {lim.blocks, lim.tight, lim.segments, lim.stages});
   return cache.get(std::move(key), [&] { return staged_gather_plan_chosen(v, elem_bytes, lim); });
 }
 
@@ -236,7 +237,8 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
     if (!sch.staged_gather) return why = "TG_STAGED_GATHER=0", false;
     if (batch.count() > 27) return why = "more than 27 stride classes", false;
     if (batch.views(0).n() != 1) return why = "more than one column per group", false;  // before any plan: every dense GEMM asks
-    const staged_limits lim{sch.staged_gather_blocks, sch.staged_tight, sch.staged_segments};
+    staged_limits lim{sch.staged_gather_blocks, sch.staged_tight, sch.staged_segments};
+    lim.stages = sch.staged_gather_stages;
     std::vector<V> vs;
     std::vector<staged_gather_plan> plans;
     for (index_t t = 0; t < batch.count(); ++t) {
@@ -288,7 +290,8 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
     const std::string narrow = tail == 0 || !sch.staged_gather_narrow || staged_gather_lanes(tail) == 32 ? "" : " (the last " + std::to_string(tail) + " as " + std::to_string(32 / staged_gather_lanes(tail)) + " items per warp)";
     why = "staged gather: " + std::to_string(launched) + (launched == 1 ? " launch, " : " launches (stride classes), ") + std::to_string(tiles) +
           " tiles of " + std::to_string(g0.ext[g0.k_digits - 1]) + (g0.k_digits > 1 ? "x" + std::to_string(g0.ext[g0.k_digits - 2]) : "") + " outputs x 64 channels" + narrow + ", " +
-          std::to_string(g0.units) + " units of " + std::to_string(g0.taps) + " taps, " + std::to_string(threads) + " threads, " + std::to_string(plans[0].blocks) + " per SM";
+          std::to_string(g0.units) + " units of " + std::to_string(g0.taps) + " taps, " + std::to_string(g0.stages) + " stages, " + std::to_string(threads) + " threads, " +
+          std::to_string(plans[0].blocks) + " per SM";
     return true;
   }
 }

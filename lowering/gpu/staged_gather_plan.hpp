@@ -169,9 +169,11 @@ inline bool staged_gather_one_block_better(const staged_gather_plan& two, const 
   if (!one.ok || two.empty || one.empty) return false;
   return staged_gather_tile_outputs(one) > staged_gather_tile_outputs(two);
 }
-// The plan for `want.blocks` blocks per multiprocessor, or where that is 0 for the better of one and two.
+// The plan for `want.blocks` blocks per multiprocessor and `want.stages` stages, or where either is 0
+// the better of one and two blocks, with two stages.
 template <class V>
 staged_gather_plan staged_gather_plan_chosen(const V& v, int elem_bytes, staged_limits want) {
+  if (want.stages == 0) want.stages = staged_stages;
   if (want.blocks > 0) return staged_gather_plan_of(v, elem_bytes, want);
   staged_limits one = want, two = want;
   one.blocks = 1, two.blocks = 2;

@@ -19,7 +19,8 @@ namespace tg {
 constexpr int staged_channels = 64;   // per block: 32 lanes x a pair of 16-bit channels (4 bytes, 128 per warp load)
 constexpr int staged_max_warps = 16;  // per block (512 threads)
 constexpr int staged_max_units = 16;  // tap chunks per block: a warp holds one chunk's sums for the whole range
-constexpr int staged_stages = 2;      // TMA stages: a tile computed while the next one lands
+constexpr int staged_stages = 2;      // TMA stages: a tile computed while the next one lands (the gather may plan more)
+constexpr int staged_most_stages = 4;
 constexpr std::size_t staged_smem_budget = 200 * 1024;  // a multiprocessor's shared memory the stages may take
 
 // A block's share of a multiprocessor: `blocks` of them resident at once, each with 1/blocks of the
@@ -30,6 +31,7 @@ struct staged_limits {
   bool segments = true;  // a tile's rows in segments of w for the warps left over
   bool gather = false;   // one warp walks every unit (the gather: a warp's outputs, not its taps; staged_gather_plan.hpp)
   std::size_t reserve = 0;  // bytes of a block's share kept from the stages (the gather's taps)
+  int stages = staged_stages;  // TMA stages the tiles must fit (2 to staged_most_stages)
   std::size_t smem() const { return staged_smem_budget / static_cast<std::size_t>(blocks) - reserve; }
   int warps() const { return staged_max_warps / blocks; }
 };
@@ -65,6 +67,7 @@ struct staged_geometry {
   int segments = 1, seg_w = 0;        // a row's w in segments of seg_w (a multiple of slide_w), a warp each
   int taps = 4;                       // the kernel's taps per warp (3, 4, 7 or 8)
   int gather = 0;                     // 1: each warp walks every unit (staged_limits::gather)
+  int stages = staged_stages;         // TMA stages (staged_limits::stages)
   int x_elems = 0, y_elems = 0;       // per stage
   int y_at = 0, stage_bytes = 0;      // dy's byte offset in a stage (128-aligned); a stage's bytes (1024-aligned)
   staged_unit unit[staged_max_units] = {};
@@ -269,7 +272,7 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
       }
       const index_t y_at = (xe * elem_bytes + 127) / 128 * 128;
       const index_t stage = (y_at + (lim.gather ? 0 : ye * elem_bytes) + 1023) / 1024 * 1024;  // the gather stages no C
-      if (fits && stage * staged_stages <= static_cast<index_t>(lim.smem())) return x_per_channel = xe / staged_channels, eh;
+      if (fits && stage * lim.stages <= static_cast<index_t>(lim.smem())) return x_per_channel = xe / staged_channels, eh;
     }
     return 0;
   };
@@ -342,6 +345,7 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
   }
   g.x_elems = static_cast<int>(detail::product_of(r.x.box, r.x.rank));
   g.y_elems = static_cast<int>(detail::product_of(r.y.box, r.y.rank));
+  g.stages = lim.stages;
   g.y_at = (g.x_elems * elem_bytes + 127) / 128 * 128;
   g.stage_bytes = (g.y_at + (lim.gather ? 0 : g.y_elems * elem_bytes) + 1023) / 1024 * 1024;
   auto pitch = [](const int* p, int axis, int coef) { return axis >= 0 ? p[axis] * coef : 0; };
