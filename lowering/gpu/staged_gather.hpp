@@ -29,7 +29,7 @@ namespace gpu_gemm {
 struct staged_gather_args {
   arch::tensor_map a_map;  // A's tensor (x or dy; C's own for a plan without products)
   staged_geometry geo;
-  index_t tiles_per_block, last_tiles_per_block, groups;  // tiles per block of a whole channel block, of the last one (staged_gather_split)
+  index_t tiles_per_block, groups;
   int last_lanes;          // lanes per item in the last channel block (32, or staged_gather_lanes of its channels)
   const void* b;           // the filter: group c's tap of unit u, i at b0 + c * b_group + tap_b[u * 8 + i]
   index_t b0, b_group;
@@ -128,11 +128,8 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
   auto* const info = reinterpret_cast<tile_info*>(full + stages);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const index_t c0 = blockIdx.x * index_t{staged_channels};
-  const bool last = c0 + staged_channels >= a.groups;
-  const index_t per = last ? a.last_tiles_per_block : a.tiles_per_block;
-  const index_t t0 = blockIdx.y * per;
-  const index_t t1 = t0 + per < g.tiles ? t0 + per : g.tiles;
-  if (t0 >= g.tiles) return;  // a range past the last channel block's (longer) ranges: nothing to do
+  const index_t t0 = blockIdx.y * a.tiles_per_block;
+  const index_t t1 = t0 + a.tiles_per_block < g.tiles ? t0 + a.tiles_per_block : g.tiles;
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) arch::mbarrier_init(&full[s], 1);
     arch::mbarrier_init_fence();
@@ -171,7 +168,7 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
   // A block of fewer than 64 real channels: each warp takes 32 / L items at once, L lanes each (their
   // pixels share banks, so their loads take as many wavefronts as one item's did on 32 lanes, but the
   // block issues 32 / L times fewer instructions).
-  const int lanes = last ? a.last_lanes : 32, cl = lane & (lanes - 1);
+  const int lanes = c0 + staged_channels < a.groups ? 32 : a.last_lanes, cl = lane & (lanes - 1);
   const int vwarp = warp * (32 / lanes) + lane / lanes, vwarps = static_cast<int>(blockDim.x / 32) * (32 / lanes);
   const index_t ch = c0 + 2 * cl;
   const bool pair = ch + 1 < a.groups, one = ch < a.groups;
@@ -267,13 +264,13 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       const index_t G = v.groups();
       const index_t channel_blocks = ceil_div(G, index_t{staged_channels});
       // A wave of the plan's blocks per multiprocessor per GEMM (a stride class's launch follows the last's on
-      // the stream), the tiles split among them by cost.
-      const double last_cost = !sch.staged_gather_narrow ? 1.0 : sch.staged_gather_last_cost > 0 ? sch.staged_gather_last_cost / 100.0 : staged_gather_last_cost(G);
-      const staged_gather_split split = staged_gather_split_of(g.tiles, G, be.processors() * p.blocks, last_cost);
+      // the stream), the tiles split evenly among them.
+      const index_t want = be.processors() * p.blocks / channel_blocks > 1 ? be.processors() * p.blocks / channel_blocks : 1;
+      const index_t per = ceil_div(g.tiles, want < g.tiles ? want : g.tiles);
       staged_gather_args a{};
       a.a_map = arch::encode_tma(p.tiles.x, p.zero ? static_cast<const void*>(v.c.data) : static_cast<const void*>(v.a.data), te, 256, arch::tma_layout::plain);
       a.geo = g;
-      a.tiles_per_block = split.per, a.last_tiles_per_block = split.last_per;
+      a.tiles_per_block = per;
       a.groups = G;
       a.last_lanes = sch.staged_gather_narrow ? staged_gather_lanes(G - (channel_blocks - 1) * staged_channels) : 32;
       a.b = v.b.data, a.b0 = p.b0, a.b_group = p.b_group;
@@ -282,7 +279,7 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       for (int x = 0; x < arch::tma_box::max_rank; ++x) a.c_stride[x] = x < p.tiles.y.rank ? p.tiles.y.stride[x] : 0;
       a.c_pitch_h = p.c_pitch_h, a.c_pitch_w = p.c_pitch_w;
       a.ep = ep;
-      const dim3 grid(static_cast<unsigned>(channel_blocks), static_cast<unsigned>(split.ranges));
+      const dim3 grid(static_cast<unsigned>(channel_blocks), static_cast<unsigned>(ceil_div(g.tiles, per)));
       threads = 32 * g.warps();
       auto* const kernel = staged_gather_kernel_here<E>(g.taps);
       TG_LAUNCH(kernel, grid, threads, staged_gather_smem(g), be.stream, a);

@@ -10,8 +10,6 @@
 // The rest is the gather's own: each unit's taps as offsets of B's elements, and where C's rows lie
 // in memory (a block stores its outputs directly: nothing is reduced across blocks).
 #pragma once
-#include <algorithm>
-#include <cmath>
 #include <string>
 #include <utility>
 #include "lowering/gpu/staged_sliding_plan.hpp"
@@ -44,33 +42,6 @@ TG_HD inline int staged_gather_lanes(index_t channels) {
   int lanes = 32;
   while (lanes > 1 && 2 * (lanes / 2) >= channels) lanes /= 2;
   return lanes;
-}
-
-// How a launch's blocks share the tiles: a block of a whole channel block takes `per` tiles, one of the
-// last, narrower channel block `last_per`, as many more as its tiles are cheaper (`last_cost` of a whole
-// block's tile), so that `slots` resident blocks finish together (with equal ranges the narrow block's
-// multiprocessors sat idle: performance.md section 32). `ranges`: the grid's blocks along the tiles.
-struct staged_gather_split {
-  index_t per = 1, last_per = 1, ranges = 1;
-};
-inline staged_gather_split staged_gather_split_of(index_t tiles, index_t groups, index_t slots, double last_cost) {
-  staged_gather_split r;
-  const index_t whole = groups / staged_channels;
-  const bool narrow = groups % staged_channels != 0;
-  const double cost = !narrow ? 0.0 : last_cost < 0.05 ? 0.05 : last_cost > 1.0 ? 1.0 : last_cost;
-  const double work = static_cast<double>(tiles) * (static_cast<double>(whole) + cost);  // in whole blocks' tiles
-  const index_t per = static_cast<index_t>(std::ceil(work / static_cast<double>(slots > 0 ? slots : 1)));
-  r.per = per < 1 ? 1 : per > tiles ? tiles : per;
-  const index_t last = narrow ? static_cast<index_t>(std::ceil(static_cast<double>(r.per) / cost - 1e-9)) : r.per;  // up: no more blocks than slots
-  r.last_per = last < r.per ? r.per : last > tiles ? tiles : last;
-  r.ranges = ceil_div(tiles, whole > 0 ? r.per : r.last_per);
-  return r;
-}
-// The cost of a narrow block's tile against a whole block's: its instructions scale with its lanes, its
-// shared-memory wavefronts do not (its items' lanes share banks), nor does its box's staging.
-inline double staged_gather_last_cost(index_t groups) {
-  const index_t tail = groups % staged_channels;
-  return tail == 0 ? 1.0 : std::min(1.0, staged_gather_lanes(tail) / 32.0 + 0.15);
 }
 
 // A tile of tw x th outputs as items of work, taken by the block's warps in turn: a row, a residue of

@@ -177,7 +177,6 @@ struct schedule {
   int staged_gather_blocks = 0;  // ... blocks of it per multiprocessor (1 or 2; 0: by staged_gather_one_block_better)
   int staged_gather_stages = 0;  // ... TMA stages of it (2-4; 0: by staged_gather_plan_chosen)
   bool staged_gather_narrow = true;  // ... a narrow last channel block as several items per warp (staged_gather_lanes)
-  int staged_gather_last_cost = 0;   // ... its tiles' cost in percent of a whole block's (0: staged_gather_last_cost)
   split_costs split_cost;
   int l2_promotion_bytes = 256;
   bool force_tile = false;
@@ -203,7 +202,6 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_STAGED_SEGMENTS")) r.staged_segments = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_GATHER")) r.staged_gather = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_GATHER_STAGES")) r.staged_gather_stages = std::atoi(t) >= 2 && std::atoi(t) <= 4 ? std::atoi(t) : 0;
-    if (const char* t = std::getenv("TG_STAGED_GATHER_LAST_COST")) r.staged_gather_last_cost = std::atoi(t) > 0 && std::atoi(t) <= 100 ? std::atoi(t) : 0;
     if (const char* t = std::getenv("TG_STAGED_GATHER_NARROW")) r.staged_gather_narrow = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_GATHER_BLOCKS")) r.staged_gather_blocks = std::atoi(t) == 1 || std::atoi(t) == 2 ? std::atoi(t) : 0;
     if (const char* t = std::getenv("TG_TMA_SPLIT_COST")) {
