@@ -173,9 +173,12 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
   const index_t ch = c0 + 2 * cl;
   const bool pair = ch + 1 < a.groups, one = ch < a.groups;
   E* const c = static_cast<E*>(a.c);
+  // The ring's stage and phase counted on (a 64-bit division by the plan's stages per tile cost a 7x7
+  // image's small tiles 3-5%: performance.md section 32).
+  int s = 0;
+  std::uint32_t phase = 0;
   for (index_t t = t0; t < t1; ++t) {
-    const int s = static_cast<int>((t - t0) % stages);
-    arch::mbarrier_wait(&full[s], static_cast<std::uint32_t>(((t - t0) / stages) & 1));
+    arch::mbarrier_wait(&full[s], phase);
     const int tw = info[s].tw, th = info[s].th;
     const index_t c_tile = info[s].c_off + 2 * cl;
     const auto* const xs = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes) + cl;
@@ -195,6 +198,7 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
     }
     __syncthreads();  // every warp is done with stage s: its next tile may land there
     if (threadIdx.x == 0 && t + stages < t1) issue(t + stages, s);
+    if (++s == stages) s = 0, phase ^= 1u;
   }
 #elif defined(__CUDA_ARCH__)
   arch::trap();  // a device pass without TMA (not sm_90a): never launched (staged_gather_kernel_here checks the image)
