@@ -173,8 +173,8 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
   const index_t ch = c0 + 2 * cl;
   const bool pair = ch + 1 < a.groups, one = ch < a.groups;
   E* const c = static_cast<E*>(a.c);
-  // The ring's stage and phase counted on (a 64-bit division by the plan's stages per tile cost a 7x7
-  // image's small tiles 3-5%: performance.md section 32).
+  // The ring's stage and phase counted on, not two 64-bit divisions by the plan's stages per tile in
+  // every thread (performance.md section 32).
   int s = 0;
   std::uint32_t phase = 0;
   for (index_t t = t0; t < t1; ++t) {

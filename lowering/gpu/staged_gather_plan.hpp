@@ -169,8 +169,8 @@ inline bool staged_gather_one_block_better(const staged_gather_plan& two, const 
   if (!one.ok || two.empty || one.empty) return false;
   return staged_gather_tile_outputs(one) > staged_gather_tile_outputs(two);
 }
-// The plan for `want.blocks` blocks per multiprocessor and `want.stages` stages, or where either is 0
-// the better of one and two blocks, with two stages.
+// The plan for `want.blocks` blocks per multiprocessor (0: the better of one and two) and `want.stages`
+// stages (0: two).
 template <class V>
 staged_gather_plan staged_gather_plan_chosen(const V& v, int elem_bytes, staged_limits want) {
   if (want.stages == 0) want.stages = staged_stages;
