@@ -257,6 +257,9 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       if (!tma_gemm::tma_aligned(p.tiles.x, a_data)) return why = "A not 16-byte aligned", false;
       if (reinterpret_cast<std::uintptr_t>(vs.back().c.data) % 4 != 0) return why = "C not 4-byte aligned", false;
     }
+    // Lanes per item of the last channel block (every GEMM of the batch has the same groups).
+    const index_t G = vs[0].groups(), tail = G % staged_channels;
+    const int last_lanes = sch.staged_gather_narrow && tail != 0 ? staged_gather_lanes(tail) : 32;
     const arch::tma_elem te = std::is_same_v<E, half_t> ? arch::tma_elem::f16 : arch::tma_elem::bf16;
     index_t launched = 0, tiles = 0;
     int threads = 0;
@@ -265,7 +268,6 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       if (p.empty) continue;
       const V& v = vs[t];
       const staged_geometry& g = p.tiles.geo;
-      const index_t G = v.groups();
       const index_t channel_blocks = ceil_div(G, index_t{staged_channels});
       // A wave of the plan's blocks per multiprocessor per GEMM (a stride class's launch follows the last's on
       // the stream), the tiles split evenly among them.
@@ -276,7 +278,7 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       a.geo = g;
       a.tiles_per_block = per;
       a.groups = G;
-      a.last_lanes = sch.staged_gather_narrow ? staged_gather_lanes(G - (channel_blocks - 1) * staged_channels) : 32;
+      a.last_lanes = last_lanes;
       a.b = v.b.data, a.b0 = p.b0, a.b_group = p.b_group;
       for (int i = 0; i < staged_max_units * gather_max_taps; ++i) a.tap_b[i] = p.tap_b[i];
       a.c = v.c.data, a.c_base = p.tiles.y.base;
@@ -290,8 +292,7 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       ++launched, tiles += g.tiles;
     }
     const staged_geometry& g0 = plans[0].tiles.geo;
-    const index_t tail = vs[0].groups() % staged_channels;
-    const std::string narrow = tail == 0 || !sch.staged_gather_narrow || staged_gather_lanes(tail) == 32 ? "" : " (the last " + std::to_string(tail) + " as " + std::to_string(32 / staged_gather_lanes(tail)) + " items per warp)";
+    const std::string narrow = last_lanes == 32 ? "" : " (the last " + std::to_string(tail) + " as " + std::to_string(32 / last_lanes) + " items per warp)";
     why = "staged gather: " + std::to_string(launched) + (launched == 1 ? " launch, " : " launches (stride classes), ") + std::to_string(tiles) +
           " tiles of " + std::to_string(g0.ext[g0.k_digits - 1]) + (g0.k_digits > 1 ? "x" + std::to_string(g0.ext[g0.k_digits - 2]) : "") + " outputs x 64 channels" + narrow + ", " +
           std::to_string(g0.units) + " units of " + std::to_string(g0.taps) + " taps, " + std::to_string(g0.stages) + " stages, " + std::to_string(threads) + " threads, " +

@@ -10,6 +10,7 @@
 // The rest is the gather's own: each unit's taps as offsets of B's elements, and where C's rows lie
 // in memory (a block stores its outputs directly: nothing is reduced across blocks).
 #pragma once
+#include <bit>
 #include <string>
 #include <utility>
 #include "lowering/gpu/staged_sliding_plan.hpp"
@@ -37,11 +38,10 @@ TG_HD inline std::size_t staged_gather_taps_bytes(const staged_geometry& g) {
 // Lanes per item in a block of `channels` real channels: a lane holds a pair, so 32 lanes cover the
 // 64 of a whole block; a block of fewer (the last, where the groups are not a multiple of 64) splits
 // each warp into 32 / L items side by side on the fewest lanes L (a power of two) that hold its
-// channels, and issues up to 32 / L times fewer instructions for its tiles.
-TG_HD inline int staged_gather_lanes(index_t channels) {
-  int lanes = 32;
-  while (lanes > 1 && 2 * (lanes / 2) >= channels) lanes /= 2;
-  return lanes;
+// channels, and issues up to 32 / L times fewer instructions for its tiles. (Host: the launch passes it.)
+inline int staged_gather_lanes(index_t channels) {
+  const index_t pairs = channels < 2 ? 1 : channels > 2 * 32 ? 32 : (channels + 1) / 2;
+  return static_cast<int>(std::bit_ceil(static_cast<unsigned>(pairs)));
 }
 
 // A tile of tw x th outputs as items of work, taken by the block's warps in turn: a row, a residue of

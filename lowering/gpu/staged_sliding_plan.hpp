@@ -19,7 +19,7 @@ namespace tg {
 constexpr int staged_channels = 64;   // per block: 32 lanes x a pair of 16-bit channels (4 bytes, 128 per warp load)
 constexpr int staged_max_warps = 16;  // per block (512 threads)
 constexpr int staged_max_units = 16;  // tap chunks per block: a warp holds one chunk's sums for the whole range
-constexpr int staged_stages = 2;      // TMA stages: a tile computed while the next one lands (the gather may plan more)
+constexpr int staged_stages = 2;      // TMA stages: a tile computed while the next one lands (only the gather's kernel takes more)
 constexpr int staged_most_stages = 4;
 constexpr std::size_t staged_smem_budget = 200 * 1024;  // a multiprocessor's shared memory the stages may take
 
@@ -137,6 +137,8 @@ inline staged_plan plan_staged_sliding(const boxes::view_digits& dA, const boxes
     return r;
   };
   if (elem_bytes != 2) return fail("element type: 16-bit only");
+  if (lim.stages < staged_stages || lim.stages > staged_most_stages || (!lim.gather && lim.stages != staged_stages))
+    return fail("stages: the sliding kernel's ring has " + std::to_string(staged_stages) + ", the gather's 2 to " + std::to_string(staged_most_stages));
   if (!aA.ok) return fail("dy is not a TMA tensor: " + aA.why);
   if (!aB.ok) return fail("x is not a TMA tensor: " + aB.why);
   for (int p = 0; p < dA.count[1]; ++p)

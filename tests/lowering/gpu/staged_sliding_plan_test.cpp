@@ -202,6 +202,17 @@ void gemm(blocks_backend& be, const Batch& batch, tg::gemm_epilogue, tg::gemm_po
     be.planned = two.ok || one.ok, be.one = tg::staged_one_block_better(two, one);
   }
 }
+// Stages are a plan value only the gather's kernel takes: the sliding plan refuses any but its ring's.
+TEST(StagedSlidingPlan, StagesOnlyTheKernelsRing) {
+  const tg::ops::conv_problem p = problem(2, 64, 64, 3, 20, 1, 1);
+  EXPECT_TRUE(run(p).planned) << run(p).why;
+  tg::staged_limits three;
+  three.stages = 3;
+  const checker r = run(p, three);
+  EXPECT_FALSE(r.planned);
+  EXPECT_NE(r.why.find("stages"), std::string::npos) << r.why;
+}
+
 TEST(StagedSlidingPlan, BlocksPerMultiprocessor) {
   struct expect {
     index_t G;
