@@ -5,8 +5,9 @@
 // pipeline (gemm_depthwise.hpp) keeps every other GPU and what this one refuses; it gathered each
 // (output, tap) from global memory and converted each input once per tap (performance.md section 31).
 //
-// A block: 64 channels (a lane's pair of them; a narrower last block puts several items on a warp) x a
-// range of tiles; one thread issues a tile's box onto a stage's barrier, the plan's stages (2-4) tiles ahead.
+// A block: a run of tiles of 64 channels (a lane's pair of them; a narrower last block puts several
+// items on a warp), or of (tile, channel block) pairs where the last block is narrow (the plan's
+// tap_sets); one thread issues a tile's box onto a stage's barrier, the plan's stages (2-4) tiles ahead.
 // Warps take a tile's items in turn (a row, a residue of w, a group of J = 8 outputs:
 // staged_gather_item); per unit of T taps (a class of a filter row) it converts
 // the J + T - 1 inputs those outputs read (tap i of output j is tap 0 of output j + i) and adds J x T
@@ -29,7 +30,8 @@ namespace gpu_gemm {
 struct staged_gather_args {
   arch::tensor_map a_map;  // A's tensor (x or dy; C's own for a plan without products)
   staged_geometry geo;
-  index_t tiles_per_block, groups;
+  index_t groups;
+  int tap_sets;            // channel blocks a block walks (their taps all in shared memory), or 1: blockIdx.x's only
   int last_lanes;          // lanes per item in the last channel block (32, or staged_gather_lanes of its channels)
   const void* b;           // the filter: group c's tap of unit u, i at b0 + c * b_group + tap_b[u * 8 + i]
   index_t b0, b_group;
@@ -39,9 +41,10 @@ struct staged_gather_args {
   gemm_epilogue ep;
 };
 
-// Shared memory: the stages | the taps [unit][T][64] as floats | each unit's first word, count | barriers | tile infos.
-inline std::size_t staged_gather_smem(const staged_geometry& g) {
-  return static_cast<std::size_t>(g.stages) * g.stage_bytes + staged_gather_taps_bytes(g) + 128;  // + barriers and tile infos (4 x 24 bytes at most)
+// Shared memory: the stages | per tap set the taps [unit][T][64] as floats | each unit's first word, count | barriers | tile infos.
+inline std::size_t staged_gather_smem(const staged_geometry& g, int tap_sets) {
+  return static_cast<std::size_t>(g.stages) * g.stage_bytes + staged_gather_taps_bytes(g) * static_cast<std::size_t>(tap_sets) +
+         128;  // + barriers and tile infos (4 x 24 bytes at most)
 }
 
 // J outputs of a row, slide_w apart from w, through every unit: per unit the J + T - 1 inputs, then
@@ -116,20 +119,21 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
   extern __shared__ __align__(1024) unsigned char smem[];
   const staged_geometry& g = a.geo;
   const int stages = g.stages;
+  const int sets = a.tap_sets, set_floats = g.units * T * staged_channels;
   float* const taps = reinterpret_cast<float*>(smem + static_cast<std::size_t>(stages) * g.stage_bytes);
-  int* const unit_word = reinterpret_cast<int*>(taps + g.units * T * staged_channels);
+  int* const unit_word = reinterpret_cast<int*>(taps + sets * set_floats);
   int* const unit_count = unit_word + g.units;
-  auto* const full = reinterpret_cast<std::uint64_t*>(smem + (static_cast<std::size_t>(stages) * g.stage_bytes + staged_gather_taps_bytes(g) + 7) / 8 * 8);
+  auto* const full = reinterpret_cast<std::uint64_t*>(
+      smem + (static_cast<std::size_t>(stages) * g.stage_bytes + staged_gather_taps_bytes(g) * static_cast<std::size_t>(sets) + 7) / 8 * 8);
   // Each stage's tile as the producer worked it out (its 64-bit divisions once per tile, not per warp).
   struct tile_info {
     index_t c_off;  // C's element of the tile's first output and channel
-    int tw, th;
+    int tw, th, block;  // block: the channel block
   };
   auto* const info = reinterpret_cast<tile_info*>(full + stages);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const index_t c0 = blockIdx.x * index_t{staged_channels};
-  const index_t t0 = blockIdx.y * a.tiles_per_block;
-  const index_t t1 = t0 + a.tiles_per_block < g.tiles ? t0 + a.tiles_per_block : g.tiles;
+  // The block's run of pieces: tiles of channel block blockIdx.x, or (tile, channel block) pairs, tile-major.
+  const staged_gather_run run = staged_gather_run_of(g.tiles * sets, gridDim.y, blockIdx.y);
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) arch::mbarrier_init(&full[s], 1);
     arch::mbarrier_init_fence();
@@ -138,7 +142,11 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
   // The producer: tile t's box of A into stage s, and where its outputs go. The consumers read the
   // latter after the barrier at the end of the tile before (or the one after the taps for the first
   // stages), which this thread passes after writing it.
-  auto issue = [&](index_t t, int s) {
+  auto issue = [&](index_t piece, int s) {
+    index_t t, cb;
+    staged_gather_piece(piece, sets, blockIdx.x, t, cb);
+    const index_t c0 = cb * staged_channels;
+    info[s].block = static_cast<int>(cb);
     index_t start[boxes::max_digits];
     staged_tile_start(g, t, start);
     int cx[arch::tma_box::max_rank], cy[arch::tma_box::max_rank];
@@ -152,12 +160,12 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
     arch::tma_load(smem + static_cast<std::size_t>(s) * g.stage_bytes, &a.a_map, &full[s], g.x_rank, cx[0], cx[1], cx[2], cx[3], cx[4]);
   };
   if (threadIdx.x == 0)
-    for (int s = 0; s < stages && t0 + s < t1; ++s) issue(t0 + s, s);
-  // The block's taps (zero past a unit's count and past the channels) while the first boxes land.
+    for (int s = 0; s < stages && run.first + s < run.end; ++s) issue(run.first + s, s);
+  // The block's taps, each set's (zero past a unit's count and past the channels) while the first boxes land.
   const E* const b = static_cast<const E*>(a.b);
-  for (int i = threadIdx.x; i < g.units * T * staged_channels; i += blockDim.x) {
-    const int ch = i % staged_channels, slot = i / staged_channels, u = slot / T, k = slot % T;
-    const index_t c = c0 + ch;
+  for (int i = threadIdx.x; i < sets * set_floats; i += blockDim.x) {
+    const int set = i / set_floats, ch = i % staged_channels, slot = i % set_floats / staged_channels, u = slot / T, k = slot % T;
+    const index_t c = (sets == 1 ? index_t{blockIdx.x} : set) * staged_channels + ch;
     taps[i] = k < g.unit[u].count && c < a.groups ? arch::cvt_to_float(b[a.b0 + c * a.b_group + a.tap_b[u * gather_max_taps + k]]) : 0.0f;
   }
   for (int u = threadIdx.x; u < g.units; u += blockDim.x)
@@ -165,21 +173,23 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
   __syncthreads();
   constexpr int J = staged_gather_outputs;
   gather_row row{0, g.slide_w * g.x_pitch_w / 2, g.x_pitch_w / 2};
-  // A block of fewer than 64 real channels: each warp takes 32 / L items at once, L lanes each (their
-  // pixels share banks, so their loads take as many wavefronts as one item's did on 32 lanes, but the
-  // block issues 32 / L times fewer instructions).
-  const int lanes = c0 + staged_channels < a.groups ? 32 : a.last_lanes, cl = lane & (lanes - 1);
-  const int vwarp = warp * (32 / lanes) + lane / lanes, vwarps = static_cast<int>(blockDim.x / 32) * (32 / lanes);
-  const index_t ch = c0 + 2 * cl;
-  const bool pair = ch + 1 < a.groups, one = ch < a.groups;
   E* const c = static_cast<E*>(a.c);
   // The ring's stage and phase counted on, not two 64-bit divisions by the plan's stages per tile in
   // every thread (performance.md section 32).
   int s = 0;
   std::uint32_t phase = 0;
-  for (index_t t = t0; t < t1; ++t) {
+  for (index_t piece = run.first; piece < run.end; ++piece) {
     arch::mbarrier_wait(&full[s], phase);
-    const int tw = info[s].tw, th = info[s].th;
+    const int tw = info[s].tw, th = info[s].th, cb = info[s].block;
+    // A block of fewer than 64 real channels: each warp takes 32 / L items at once, L lanes each (their
+    // pixels share banks, so their loads take as many wavefronts as one item's did on 32 lanes, but the
+    // block issues 32 / L times fewer instructions).
+    const index_t c0 = index_t{cb} * staged_channels;
+    const int lanes = c0 + staged_channels < a.groups ? 32 : a.last_lanes, cl = lane & (lanes - 1);
+    const int vwarp = warp * (32 / lanes) + lane / lanes, vwarps = static_cast<int>(blockDim.x / 32) * (32 / lanes);
+    const index_t ch = c0 + 2 * cl;
+    const bool pair = ch + 1 < a.groups, one = ch < a.groups;
+    const float* const set_taps = taps + (sets == 1 ? 0 : cb * set_floats);  // the block's taps: its set
     const index_t c_tile = info[s].c_off + 2 * cl;
     const auto* const xs = reinterpret_cast<const std::uint32_t*>(smem + static_cast<std::size_t>(s) * g.stage_bytes) + cl;
     const int items = staged_gather_items(g, tw, th);
@@ -193,11 +203,11 @@ __global__ void __launch_bounds__(32 * staged_max_warps, 1) staged_gather_kernel
       const int left = g.slide_w == 1 ? tw - w : (tw - w + g.slide_w - 1) / g.slide_w, outputs = left < J ? left : J;
       row.x_row = hh * (g.x_pitch_h / 2);
       float acc[J][2];
-      gather_outputs<E, T, J>(xs, taps, unit_word, unit_count, g.units, row, w, outputs, cl, acc);
+      gather_outputs<E, T, J>(xs, set_taps, unit_word, unit_count, g.units, row, w, outputs, cl, acc);
       gather_store<E, J>(c, c_tile + hh * a.c_pitch_h + w * a.c_pitch_w, g.slide_w, a.c_pitch_w, outputs, pair, one, a.ep, acc);
     }
     __syncthreads();  // every warp is done with stage s: its next tile may land there
-    if (threadIdx.x == 0 && t + stages < t1) issue(t + stages, s);
+    if (threadIdx.x == 0 && piece + stages < run.end) issue(piece + stages, s);
     if (++s == stages) s = 0, phase ^= 1u;
   }
 #elif defined(__CUDA_ARCH__)
@@ -221,7 +231,7 @@ template <class V>
 staged_gather_plan staged_gather_plan_cached(const V& v, int elem_bytes, staged_limits lim) {
   static tma_gemm::shape_cache<staged_gather_plan> cache;
   std::vector<long long> key = tma_gemm::plan_key(std::vector<V>{v});
-  key.insert(key.end(), {lim.blocks, lim.tight, lim.segments, lim.stages});
+  key.insert(key.end(), {lim.blocks, lim.tight, lim.segments, lim.stages, lim.pairs});
   return cache.get(std::move(key), [&] { return staged_gather_plan_chosen(v, elem_bytes, lim); });
 }
 
@@ -243,6 +253,7 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
     if (batch.views(0).n() != 1) return why = "more than one column per group", false;  // before any plan: every dense GEMM asks
     staged_limits lim{sch.staged_gather_blocks, sch.staged_tight, sch.staged_segments};
     lim.stages = sch.staged_gather_stages;
+    lim.pairs = sch.staged_gather_pairs;
     std::vector<V> vs;
     std::vector<staged_gather_plan> plans;
     for (index_t t = 0; t < batch.count(); ++t) {
@@ -252,7 +263,7 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       if (!p.ok) return why = p.why, false;
       if (p.empty) continue;
       if (staged_gather_kernel_here<E>(p.tiles.geo.taps) == nullptr) return why = "not an sm_90a GPU and build", false;
-      if (staged_gather_smem(p.tiles.geo) > std::size_t{arch::nvidia_sm90::lds_bytes_per_block}) return why = "shared memory", false;
+      if (staged_gather_smem(p.tiles.geo, p.tap_sets) > std::size_t{arch::nvidia_sm90::lds_bytes_per_block}) return why = "shared memory", false;
       const void* const a_data = p.zero ? static_cast<const void*>(vs.back().c.data) : static_cast<const void*>(vs.back().a.data);
       if (!tma_gemm::tma_aligned(p.tiles.x, a_data)) return why = "A not 16-byte aligned", false;
       if (reinterpret_cast<std::uintptr_t>(vs.back().c.data) % 4 != 0) return why = "C not 4-byte aligned", false;
@@ -270,14 +281,15 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       const staged_geometry& g = p.tiles.geo;
       const index_t channel_blocks = ceil_div(G, index_t{staged_channels});
       // A wave of the plan's blocks per multiprocessor per GEMM (a stride class's launch follows the last's on
-      // the stream), the tiles split evenly among them.
-      const index_t want = be.processors() * p.blocks / channel_blocks > 1 ? be.processors() * p.blocks / channel_blocks : 1;
-      const index_t per = ceil_div(g.tiles, want < g.tiles ? want : g.tiles);
+      // the stream), the pieces (tiles of a channel block, or (tile, channel block) pairs) split evenly among them.
+      const index_t columns = p.tap_sets > 1 ? 1 : channel_blocks, work = g.tiles * p.tap_sets;
+      const index_t want = be.processors() * p.blocks / columns > 1 ? be.processors() * p.blocks / columns : 1;
+      const index_t runs = want < work ? want : work;
       staged_gather_args a{};
       a.a_map = arch::encode_tma(p.tiles.x, p.zero ? static_cast<const void*>(v.c.data) : static_cast<const void*>(v.a.data), te, 256, arch::tma_layout::plain);
       a.geo = g;
-      a.tiles_per_block = per;
       a.groups = G;
+      a.tap_sets = p.tap_sets;
       a.last_lanes = last_lanes;
       a.b = v.b.data, a.b0 = p.b0, a.b_group = p.b_group;
       for (int i = 0; i < staged_max_units * gather_max_taps; ++i) a.tap_b[i] = p.tap_b[i];
@@ -285,14 +297,15 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       for (int x = 0; x < arch::tma_box::max_rank; ++x) a.c_stride[x] = x < p.tiles.y.rank ? p.tiles.y.stride[x] : 0;
       a.c_pitch_h = p.c_pitch_h, a.c_pitch_w = p.c_pitch_w;
       a.ep = ep;
-      const dim3 grid(static_cast<unsigned>(channel_blocks), static_cast<unsigned>(ceil_div(g.tiles, per)));
+      const dim3 grid(static_cast<unsigned>(columns), static_cast<unsigned>(runs));
       threads = 32 * g.warps();
       auto* const kernel = staged_gather_kernel_here<E>(g.taps);
-      TG_LAUNCH(kernel, grid, threads, staged_gather_smem(g), be.stream, a);
+      TG_LAUNCH(kernel, grid, threads, staged_gather_smem(g, p.tap_sets), be.stream, a);
       ++launched, tiles += g.tiles;
     }
     const staged_geometry& g0 = plans[0].tiles.geo;
-    const std::string narrow = last_lanes == 32 ? "" : " (the last " + std::to_string(tail) + " as " + std::to_string(32 / last_lanes) + " items per warp)";
+    const std::string narrow = (last_lanes == 32 ? "" : " (the last " + std::to_string(tail) + " as " + std::to_string(32 / last_lanes) + " items per warp)") +
+                             (plans[0].tap_sets > 1 ? ", blocks walking (tile, channel block) pairs" : "");
     why = "staged gather: " + std::to_string(launched) + (launched == 1 ? " launch, " : " launches (stride classes), ") + std::to_string(tiles) +
           " tiles of " + std::to_string(g0.ext[g0.k_digits - 1]) + (g0.k_digits > 1 ? "x" + std::to_string(g0.ext[g0.k_digits - 2]) : "") + " outputs x 64 channels" + narrow + ", " +
           std::to_string(g0.units) + " units of " + std::to_string(g0.taps) + " taps, " + std::to_string(g0.stages) + " stages, " + std::to_string(threads) + " threads, " +

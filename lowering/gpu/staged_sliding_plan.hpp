@@ -32,6 +32,7 @@ struct staged_limits {
   bool gather = false;   // one warp walks every unit (the gather: a warp's outputs, not its taps; staged_gather_plan.hpp)
   std::size_t reserve = 0;  // bytes of a block's share kept from the stages (the gather's taps)
   int stages = staged_stages;  // TMA stages the tiles must fit (2 to staged_most_stages)
+  bool pairs = true;     // the gather: blocks walk (tile, channel block) pairs where the last block is narrow (staged_gather_plan.hpp)
   std::size_t smem() const { return staged_smem_budget / static_cast<std::size_t>(blocks) - reserve; }
   int warps() const { return staged_max_warps / blocks; }
 };

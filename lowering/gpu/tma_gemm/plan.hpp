@@ -177,6 +177,7 @@ struct schedule {
   int staged_gather_blocks = 0;  // ... blocks of it per multiprocessor (1 or 2; 0: by staged_gather_one_block_better)
   int staged_gather_stages = 0;  // ... TMA stages of it (2-4; 0: by staged_gather_plan_chosen)
   bool staged_gather_narrow = true;  // ... a narrow last channel block as several items per warp (staged_gather_lanes)
+  bool staged_gather_pairs = true;   // ... blocks walking (tile, channel block) pairs where the last block is narrow
   split_costs split_cost;
   int l2_promotion_bytes = 256;
   bool force_tile = false;
@@ -203,6 +204,7 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_STAGED_GATHER")) r.staged_gather = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_GATHER_STAGES")) r.staged_gather_stages = std::atoi(t) >= 2 && std::atoi(t) <= 4 ? std::atoi(t) : 0;
     if (const char* t = std::getenv("TG_STAGED_GATHER_NARROW")) r.staged_gather_narrow = std::strcmp(t, "0") != 0;
+    if (const char* t = std::getenv("TG_STAGED_GATHER_PAIRS")) r.staged_gather_pairs = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_GATHER_BLOCKS")) r.staged_gather_blocks = std::atoi(t) == 1 || std::atoi(t) == 2 ? std::atoi(t) : 0;
     if (const char* t = std::getenv("TG_TMA_SPLIT_COST")) {
       const char* comma = std::strchr(t, ',');

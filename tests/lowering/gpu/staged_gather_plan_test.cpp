@@ -22,7 +22,7 @@ using tg::test::emulate_box;
 
 struct checker {
   std::string why;  // the first refusal, if any
-  int gemms = 0, planned = 0, units = 0, taps = 0, zero = 0;
+  int gemms = 0, planned = 0, units = 0, taps = 0, zero = 0, sets = 0;
   index_t reads = 0;
 };
 
@@ -40,13 +40,39 @@ void check_plan(const View& v, checker& out, tg::staged_limits lim) {
     return;
   }
   const tg::staged_geometry& g = p.tiles.geo;
-  out.units = g.units, out.taps = g.taps;
+  out.units = g.units, out.taps = g.taps, out.sets = p.tap_sets;
   const index_t G = v.groups(), M = v.m(), K = v.k();
   ASSERT_EQ(g.gather, 1);
   ASSERT_LE(g.warps(), lim.warps());
   ASSERT_LE(g.taps, tg::gather_max_taps);
   ASSERT_EQ(g.stages, lim.stages);
-  ASSERT_LE(static_cast<std::size_t>(g.stage_bytes) * g.stages + tg::staged_gather_taps_bytes(g), lim.smem()) << "stages and taps";
+  ASSERT_LE(static_cast<std::size_t>(g.stage_bytes) * g.stages + tg::staged_gather_taps_bytes(g) * static_cast<std::size_t>(p.tap_sets), lim.smem())
+      << "stages and taps";
+  // Blocks walk (tile, channel block) pairs only where the last block is narrow and every block's taps
+  // fit; every (tile, channel block) is then some block's piece exactly once, for any count of blocks.
+  const index_t channel_blocks = (G + tg::staged_channels - 1) / tg::staged_channels;
+  if (p.tap_sets != 1) {
+    ASSERT_EQ(p.tap_sets, channel_blocks);
+    ASSERT_NE(G % tg::staged_channels, 0);
+    ASSERT_LE(tg::staged_gather_taps_bytes(g) * static_cast<std::size_t>(p.tap_sets), tg::staged_gather_pair_taps_most);
+  }
+  for (index_t runs : {index_t{1}, index_t{5}, index_t{132}}) {
+    const index_t columns = p.tap_sets > 1 ? 1 : channel_blocks, work = g.tiles * p.tap_sets, used = runs < work ? runs : work;
+    std::vector<int> pieces(static_cast<std::size_t>(g.tiles * channel_blocks), 0);
+    for (index_t column = 0; column < columns; ++column)
+      for (index_t r = 0; r < used; ++r) {
+        const tg::staged_gather_run run = tg::staged_gather_run_of(work, used, r);
+        ASSERT_LE(run.end - run.first, (work + used - 1) / used);
+        for (index_t piece = run.first; piece < run.end; ++piece) {
+          index_t t, cb;
+          tg::staged_gather_piece(piece, p.tap_sets, column, t, cb);
+          ASSERT_LT(t, g.tiles);
+          ASSERT_LT(cb, channel_blocks);
+          ++pieces[static_cast<std::size_t>(t * channel_blocks + cb)];
+        }
+      }
+    for (int n : pieces) ASSERT_EQ(n, 1) << "a (tile, channel block) walked " << n << " times over " << used << " blocks";
+  }
   ASSERT_GE(g.stage_bytes, g.x_elems * 2);
   ASSERT_EQ(g.x_elems, p.tiles.x.elements());
   for (int a = 0; a < p.tiles.x.rank; ++a) ASSERT_LE(p.tiles.x.box[a], tg::staged_max_box);
@@ -213,6 +239,31 @@ TEST(StagedGatherPlan, LanesOfANarrowBlock) {
   EXPECT_EQ(tg::staged_gather_lanes(16), 8);  // MobileNetV2's C144: 4 items per warp in its last block
   EXPECT_EQ(tg::staged_gather_lanes(32), 16);
   EXPECT_EQ(tg::staged_gather_lanes(33), 32);
+}
+
+// Pairs of (tile, channel block) where the last block is narrow and every block's taps fit in 24 KB
+// (MobileNetV2's C144: 3 sets of 2.3 KB; EfficientNet's 5x5 stride 2: 3 of 7.6 KB), one channel block
+// per grid column otherwise.
+TEST(StagedGatherPlan, PairsWhereTheLastBlockIsNarrow) {
+  struct expect {
+    index_t G;
+    int filter, in, stride, sets;
+  };
+  const expect cases[] = {
+      {144, 3, 20, 1, 3},  // MobileNetV2 C144: a last block of 16
+      {144, 5, 20, 2, 3},  // EfficientNet 5x5 stride 2 (forward)
+      {128, 3, 20, 1, 1},  // whole blocks: the grid's columns
+      {672, 5, 14, 1, 1},  // 11 blocks of 5-tap units: 5 x 5 x 64 x 4 x 11 = 70 KB of taps, over the 24
+      {40, 3, 20, 1, 1},   // one block: nothing to walk
+  };
+  for (const auto& c : cases) {
+    tg::staged_limits lim{1};
+    const auto r = run(problem(2, c.G, c.filter, c.in, c.stride, 1), true, lim);
+    ASSERT_EQ(r.planned, r.gemms) << r.why;
+    EXPECT_EQ(r.sets, c.sets) << "C" << c.G << " " << c.filter << "x" << c.filter;
+    lim.pairs = false;
+    EXPECT_EQ(run(problem(2, c.G, c.filter, c.in, c.stride, 1), true, lim).sets, 1) << "C" << c.G << ": pairs off";
+  }
 }
 
 // Blocks per multiprocessor: one where one block's share of shared memory gives tiles of more outputs,
