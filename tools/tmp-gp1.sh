@@ -27,10 +27,10 @@ prof() {  # name, kernel regex, count, command...
 prof mp-stem-nchw-fp16 gather 1 $ex/maxpool2d_bwd 0 0 1 128 64 3 3 112 112 2 2 1 1 1 1 --layout nchw --dtype fp16 --backend gpu --indices --repeat 1
 prof mp-stem-nhwc-fp16 gather 1 $ex/maxpool2d_bwd 0 0 1 128 64 3 3 112 112 2 2 1 1 1 1 --layout nhwc --dtype fp16 --backend gpu --indices --repeat 1
 prof mp-2x2-nchw-fp16 gather 1 $ex/maxpool2d_bwd 0 0 1 64 256 2 2 56 56 2 2 1 1 0 0 --layout nchw --dtype fp16 --backend gpu --indices --repeat 1
-prof ap-3s1-ncdhw-fp16 . 1 $ex/avgpool3d_bwd 0 0 1 8 128 3 3 3 16 32 32 1 1 1 1 1 1 1 1 1 1 1 1 --layout ncdhw --dtype fp16 --backend gpu --repeat 1
-prof ap-3s1-ndhwc-fp16 . 1 $ex/avgpool3d_bwd 0 0 1 8 128 3 3 3 16 32 32 1 1 1 1 1 1 1 1 1 1 1 1 --layout ndhwc --dtype fp16 --backend gpu --repeat 1
-prof ap-2s2-ncdhw-fp16 . 1 $ex/avgpool3d_bwd 0 0 1 16 64 2 2 2 16 56 56 2 2 2 1 1 1 0 0 0 0 0 0 --layout ncdhw --dtype fp16 --backend gpu --repeat 1
-prof gn-unet-nchw-fp16 . 4 $ex/groupnorm_bwd 0 0 1 8 64 64 32 320 --layout nchw --dtype fp16 --backend gpu --repeat 1
-prof gn-unet-nhwc-fp16 . 4 $ex/groupnorm_bwd 0 0 1 8 64 64 32 320 --layout nhwc --dtype fp16 --backend gpu --repeat 1
-prof gn-n32-nchw-fp32 . 4 $ex/groupnorm_bwd 0 0 1 32 56 56 32 256 --layout nchw --dtype fp32 --backend gpu --repeat 1
+prof ap-3s1-ncdhw-fp16 mean 1 $ex/avgpool3d_bwd 0 0 1 8 128 3 3 3 16 32 32 1 1 1 1 1 1 1 1 1 1 1 1 --layout ncdhw --dtype fp16 --backend gpu --repeat 1
+prof ap-3s1-ndhwc-fp16 mean 1 $ex/avgpool3d_bwd 0 0 1 8 128 3 3 3 16 32 32 1 1 1 1 1 1 1 1 1 1 1 1 --layout ndhwc --dtype fp16 --backend gpu --repeat 1
+prof ap-2s2-ncdhw-fp16 mean 1 $ex/avgpool3d_bwd 0 0 1 16 64 2 2 2 16 56 56 2 2 2 1 1 1 0 0 0 0 0 0 --layout ncdhw --dtype fp16 --backend gpu --repeat 1
+prof gn-unet-nchw-fp16 "row_|for_each" 5 $ex/groupnorm_bwd 0 0 1 8 64 64 32 320 --layout nchw --dtype fp16 --backend gpu --repeat 1
+prof gn-unet-nhwc-fp16 "row_|for_each" 5 $ex/groupnorm_bwd 0 0 1 8 64 64 32 320 --layout nhwc --dtype fp16 --backend gpu --repeat 1
+prof gn-n32-nchw-fp32 "row_|for_each" 5 $ex/groupnorm_bwd 0 0 1 32 56 56 32 256 --layout nchw --dtype fp32 --backend gpu --repeat 1
 echo "total $(( $(date +%s) - t0 )) s"
