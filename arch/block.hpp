@@ -45,6 +45,27 @@ __device__ inline long long warp_shuffle(long long v, int src) {
 #endif
 }
 
+// Threads of a warp (a wave on AMD) on the target being compiled; the lane of this thread.
+__device__ inline int warp_lanes() { return warpSize; }
+__device__ inline int lane_id() { return static_cast<int>(threadIdx.x) % warpSize; }
+
+// The lane `d` below (up) or above (down) this one's v; a lane without one gets its own. Every lane
+// of the warp takes part.
+__device__ inline float warp_shuffle_up(float v, int d) {
+#if defined(__HIP__)
+  return __shfl_up(v, d);
+#else
+  return __shfl_up_sync(0xffffffffu, v, d);
+#endif
+}
+__device__ inline float warp_shuffle_down(float v, int d) {
+#if defined(__HIP__)
+  return __shfl_down(v, d);
+#else
+  return __shfl_down_sync(0xffffffffu, v, d);
+#endif
+}
+
 // Stops the kernel with an error: an invariant the launch guarantees is broken (a misaligned shared
 // allocation, a kernel image run on the wrong target).
 [[noreturn]] __device__ inline void trap() {

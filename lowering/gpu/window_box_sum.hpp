@@ -1,6 +1,11 @@
 // The mean route at stride 1 (avgpool's 3 spatial dimensions) as a box sum of dy by columns, with a
 // ring of plane sums in registers: the kernel and its launch plan.
 #pragma once
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include "arch/block.hpp"
+#include "lowering/gpu/path_report.hpp"
 #include "lowering/gpu/window_fast.hpp"
 
 namespace tg {
@@ -20,6 +25,13 @@ namespace gpu_window {
 // tap and element, the same time in fp16 and fp32). Per dy row the thread loads the V + span - 1
 // values its outputs' windows cover once, scaled by their windows' weights, and adds them by the
 // tap mask along w (register indices fixed at compile time; ring and window width at most 3).
+//
+// Rows by lanes (dy's rows as wide as dx's, in the same 16-byte words, whole warps of columns): the
+// E loads per dy row become one 16-byte load. A lane sums its own E columns of the window's rows
+// first, then takes the span - 1 column sums beside them from the lanes beside it (a row's words lie
+// on consecutive lanes) and sums along w in registers: per plane win_h loads and span - 1 shuffles
+// instead of win_h * (E + span - 1) scalar loads (the scalar form was bound by its L1 requests:
+// performance.md 34).
 constexpr int box_row_span = 3, box_row_ring = 3;  // (4 and 4: 100 registers in fp16, 2 blocks per SM)
 struct box_plan {
   int cols, chunk, chunks, ring;
@@ -28,7 +40,56 @@ struct box_plan {
   unsigned wtaps;  // rows: bit t: buffer offset t (window w + pad - (win - 1) * dil + t) is a tap
   int wspan;       // rows: the dilated window's width along w
 };
-template <class T, int E, bool Rows>
+
+__device__ inline float inverse_or_zero(int n) { return n > 0 ? 1.0f / static_cast<float>(n) : 0.0f; }
+
+// Rows by lanes: s[e] = the plane's weighted window sum for dx element w + e of row h, without the
+// plane's own factor (1 / its valid taps along d, or 1 / volume). Every lane of the warp calls it.
+template <class T, int E>
+__device__ inline void box_plane_by_lanes(const fast_geometry<3>& g, const fast_mean<3>& m, const box_plan& b, const T* dy, int plane, int h,
+                                          int w, float (&s)[E]) {
+  // Column sums of the window's rows: own[e] for w + e; edge columns w - 2, w - 1, w + E, w + E + 1.
+  auto row_weight = [&](int oh) { return m.include_pad ? 1.0f : inverse_or_zero(m.valid_taps(1, oh)); };
+  float own[E] = {};
+  for (int kh = 0; kh < m.win[1]; ++kh) {
+    const int oh = h + m.pad_l[1] - kh * m.dilation[1];
+    if (oh < 0 || oh >= g.out[1]) continue;
+    const float wh = row_weight(oh);
+    const auto y = gpu_fast::load_pack<T, E>(dy + plane + oh * g.dy_s[1] + w);
+    TG_UNROLL for (int e = 0; e < E; ++e) own[e] += arch::cvt_to_float(y.v[e]) * wh;
+  }
+  float ext[E + 4];  // ext[j]: column w - 2 + j
+  ext[0] = arch::warp_shuffle_up(own[E - 2], 1);
+  ext[1] = arch::warp_shuffle_up(own[E - 1], 1);
+  ext[E + 2] = arch::warp_shuffle_down(own[0], 1);
+  ext[E + 3] = arch::warp_shuffle_down(own[1], 1);
+  TG_UNROLL for (int e = 0; e < E; ++e) ext[2 + e] = own[e];
+  // A column outside dy is zero; a neighbour word in another warp is summed here (rows that straddle
+  // warps: W / E not a divisor of the warp).
+  auto column = [&](int ow) {
+    float c = 0.0f;
+    if (ow < 0 || ow >= g.out[2]) return c;
+    for (int kh = 0; kh < m.win[1]; ++kh) {
+      const int oh = h + m.pad_l[1] - kh * m.dilation[1];
+      if (oh >= 0 && oh < g.out[1]) c += arch::cvt_to_float(dy[plane + oh * g.dy_s[1] + ow]) * row_weight(oh);
+    }
+    return c;
+  };
+  const int lane = arch::lane_id();
+  if (w == 0 || lane == 0) ext[0] = column(w - 2), ext[1] = column(w - 1);
+  if (w + E == g.in[2] || lane == arch::warp_lanes() - 1) ext[E + 2] = column(w + E), ext[E + 3] = column(w + E + 1);
+  if (!m.include_pad) TG_UNROLL for (int j = 0; j < E + 4; ++j) ext[j] *= inverse_or_zero(m.valid_taps(2, w - 2 + j));
+  // Window of output e: columns w + e + pad - span + 1 + t for the taps t of wtaps; shift by 2 - (span - 1 - pad).
+  const int shift = 2 - (b.wspan - 1 - m.pad_l[2]);
+  float at[E + 2];
+  TG_UNROLL for (int j = 0; j < E + 2; ++j) at[j] = shift == 0 ? ext[j] : shift == 1 ? ext[j + 1] : ext[j + 2];
+  TG_UNROLL for (int e = 0; e < E; ++e) {
+    s[e] = 0.0f;
+    TG_UNROLL for (int t = 0; t < box_row_span; ++t) if (b.wtaps >> t & 1u) s[e] += at[e + t];
+  }
+}
+
+template <class T, int E, bool Rows, bool Lanes = false>
 __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_mean<3> m, box_plan b, const T* dy, T* dx) {
   constexpr int R = E == 1 ? 8 : Rows ? box_row_ring : 4;  // ring capacity in registers (8 x 4 fp32 vectors spilled)
   const int u = blockIdx.x * blockDim.x + threadIdx.x;
@@ -58,7 +119,11 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
     float s[E] = {};
     if (p >= 0 && p < g.out[0]) {
       const int dd = m.include_pad ? 0 : m.valid_taps(0, p), plane = dy_base + p * g.dy_s[0];
-      if constexpr (Rows) {
+      if constexpr (Lanes) {
+        box_plane_by_lanes<T, E>(g, m, b, dy, plane, h, w, s);
+        const float wd = m.weight_of(dd);
+        TG_UNROLL for (int e = 0; e < E; ++e) s[e] *= wd;
+      } else if constexpr (Rows) {
         for (int kh = 0; kh < m.win[1]; ++kh) {
           const int oh = h + m.pad_l[1] - kh * m.dilation[1];
           if (oh < 0 || oh >= g.out[1]) continue;
@@ -133,6 +198,15 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
   }
 }
 
+// Rows by lanes where they apply (TG_BOX_LANES=0: the scalar row loads, for A/B measurements; read once).
+inline bool box_lanes_on() {
+  static const bool on = [] {
+    const char* e = std::getenv("TG_BOX_LANES");
+    return !(e && std::strcmp(e, "0") == 0);
+  }();
+  return on;
+}
+
 // The box-sum path: stride 1, a ring of at most 8 planes (E = 1) or 4 (vectors). Chunks of d
 // when the columns alone would not fill the device twice, each at least 2 * ring planes long (a
 // chunk re-reads ring - 1 planes).
@@ -160,7 +234,16 @@ bool try_mean_box(gpu_backend& be, const fast_geometry<3>& g, const fast_mean<3>
   const index_t threads = static_cast<index_t>(b.cols) * b.chunks;
   if (threads >= (index_t{1} << 31)) return false;
   const unsigned blocks = static_cast<unsigned>((threads + 255) / 256);
+  // Rows by lanes: dy's rows of dx's width in aligned words, whole warps of columns (so that no warp
+  // straddles two chunks of d or runs past the last column: every lane takes part in the shuffles),
+  // the window's columns within two of a word on either side.
+  const bool lanes = rows && g.out[2] == g.in[2] && g.dy_s[1] % V == 0 && g.dy_s[0] % V == 0 && g.dy_c % V == 0 && g.dy_n % V == 0 &&
+                     gpu_fast::aligned16(dy) && b.cols % 64 == 0 && m.pad_l[2] <= 2 && b.wspan - 1 - m.pad_l[2] >= 0 &&
+                     b.wspan - 1 - m.pad_l[2] <= 2 && box_lanes_on();
+  report_path("window", std::string("mean as a box sum of dy, ") +
+                            (vectors ? "channel words" : lanes ? "rows by lanes" : rows ? "rows of scalar loads" : "one element a thread"));
   if (vectors) TG_LAUNCH((mean_box_kernel<T, V, false>), blocks, 256, 0, be.stream, g, m, b, dy, dx);
+  else if (lanes) TG_LAUNCH((mean_box_kernel<T, V, true, true>), blocks, 256, 0, be.stream, g, m, b, dy, dx);
   else if (rows) TG_LAUNCH((mean_box_kernel<T, V, true>), blocks, 256, 0, be.stream, g, m, b, dy, dx);
   else TG_LAUNCH((mean_box_kernel<T, 1, false>), blocks, 256, 0, be.stream, g, m, b, dy, dx);
   return true;

@@ -17,13 +17,17 @@ def pool_dims(nd, vec, kind="any"):
         g = [(rng.randint(3, 19), rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 2)) for _ in range(nd)]
         if kind == "stride1":  # the mean route's box-sum path (rings up to 8 planes; channel vectors up to 4; else fallback)
             g = [(i, k, 1, d) for i, k, s, d in g]
-        elif kind == "box-rows":  # box sum with rings and w windows of at most 3: channel or w vectors
+        elif kind in ("box-rows", "box-lanes"):  # box sum with rings and w windows of at most 3: channel or w vectors
             g = [(i, min(k, 3), 1, rng.choice([1, 1, 2]) if k <= 2 else 1) for i, k, s, d in g]
         elif kind == "disjoint":  # windows that do not overlap: the mean route's single-window path
             g = [(i, k, k + rng.randint(0, 1), 1) for i, k, s, d in g]
         if vec:  # a last dimension of whole 16-byte vectors: the channels-first fast path
             g[-1] = (rng.choice([8, 16]),) + g[-1][1:]
         g = [(i, k, s, d, rng.randint(0, (d * (k - 1) + 1) // 2)) for i, k, s, d in g]
+        if kind == "box-lanes":  # box sum by lanes: w windows of 3 padded by 1 (dy as wide as dx), rows of 8,
+            # whole warps of columns (16 channels x 8 rows); w = 56 straddles warps in fp16 (7 words a row)
+            g[1] = (8,) + g[1][1:]
+            g[2] = (rng.choice([8, 16, 24, 56]), 3, 1, 1, 1)
         if all(window_ok(i, k, s, d, p, p, True) for i, k, s, d, p in g):
             return g
 
@@ -37,7 +41,10 @@ def case():
         args = [rng.randint(1, 3), channels] + [x[1] for x in g] + [x[0] for x in g] + [x[2] for x in g] + [x[3] for x in g] + [x[4] for x in g]
         return args, ["--layout", rng.choice(["nchw", "nhwc"])] + (["--indices"] if rng.random() < 0.5 else []), dt
     if op == "avgpool3d_bwd":
-        g = pool_dims(3, vec, rng.choice(["any", "stride1", "box-rows", "box-rows", "disjoint"]))
+        kind = rng.choice(["any", "stride1", "box-rows", "box-rows", "disjoint", "box-lanes"])
+        g = pool_dims(3, vec, kind)
+        if kind == "box-lanes":
+            channels = 16
         args = [rng.randint(1, 2), channels] + [x[1] for x in g] + [x[0] for x in g] + [x[2] for x in g] + [x[3] for x in g] + [x[4] for x in g] * 2
         return args, ["--layout", rng.choice(["ncdhw", "ndhwc"])] + (["--exclude-pad"] if rng.random() < 0.5 else []), dt
     if op == "groupnorm_bwd":
