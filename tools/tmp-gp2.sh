@@ -19,7 +19,7 @@ sec="--section SpeedOfLight --section LaunchStats --section Occupancy --section 
 prof() {  # name, kernel regex, count, command...
   local name=$1 k=$2 c=$3; shift 3
   timeout 150 ncu $sec -k "regex:$k" -c "$c" "$@" > /tmp/ncu-$name.txt 2>&1
-  echo "== $name"; grep -E "^  [a-z_].*\(|Duration|DRAM Throughput|L1/TEX Cache Throughput|Compute \(SM\) Th|Achieved Occupancy|Registers Per|Executed Instructions  |Warp Cycles Per Issued|L1/TEX Hit|L2 Hit|Grid Size|Stall|stalled" /tmp/ncu-$name.txt | sed 's/  */ /g' | cut -c1-160 | head -${4:-60}
+  echo "== $name"; grep -E "^  [a-z_].*\(|Duration|DRAM Throughput|L1/TEX Cache Throughput|Compute \(SM\) Th|Achieved Occupancy|Registers Per|Executed Instructions  |Warp Cycles Per Issued|L1/TEX Hit|L2 Hit|Grid Size|Stall|stalled" /tmp/ncu-$name.txt | sed 's/  */ /g' | cut -c1-160 | head -60
 }
 prof ap-lanes-fp16 mean 1 $ex/avgpool3d_bwd 0 0 1 8 128 3 3 3 16 32 32 1 1 1 1 1 1 1 1 1 1 1 1 --layout ncdhw --dtype fp16 --backend gpu --repeat 1
 prof ap-3s1-ndhwc-fp16 mean 1 $ex/avgpool3d_bwd 0 0 1 8 128 3 3 3 16 32 32 1 1 1 1 1 1 1 1 1 1 1 1 --layout ndhwc --dtype fp16 --backend gpu --repeat 1
