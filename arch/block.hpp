@@ -66,6 +66,21 @@ __device__ inline float warp_shuffle_down(float v, int d) {
 #endif
 }
 
+__device__ inline int warp_shuffle_up(int v, int d) {
+#if defined(__HIP__)
+  return __shfl_up(v, d);
+#else
+  return __shfl_up_sync(0xffffffffu, v, d);
+#endif
+}
+__device__ inline int warp_shuffle_down(int v, int d) {
+#if defined(__HIP__)
+  return __shfl_down(v, d);
+#else
+  return __shfl_down_sync(0xffffffffu, v, d);
+#endif
+}
+
 // Stops the kernel with an error: an invariant the launch guarantees is broken (a misaligned shared
 // allocation, a kernel image run on the wrong target).
 [[noreturn]] __device__ inline void trap() {

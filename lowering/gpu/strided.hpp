@@ -92,6 +92,20 @@ __device__ inline pack<T, V> load_pack(const T* p) {
   TG_UNROLL for (int i = 0; i < static_cast<int>(sizeof(w.q) / 16); ++i) w.q[i] = reinterpret_cast<const word16*>(p)[i];
   return __builtin_bit_cast(pack<T, V>, w);
 }
+// Q consecutive elements as one aligned access of sizeof(T) * Q bytes (4, 8 or 16).
+template <class T, int Q>
+__device__ inline pack<T, Q> load_aligned(const T* p) {
+  constexpr int bytes = static_cast<int>(sizeof(T)) * Q;
+  static_assert(bytes == 4 || bytes == 8 || bytes == 16, "one 4-, 8- or 16-byte access");
+  if constexpr (bytes == 16) {
+    return load_pack<T, Q>(p);
+  } else if constexpr (bytes == 8) {
+    struct alignas(8) word8 { unsigned x, y; };
+    return __builtin_bit_cast(pack<T, Q>, *reinterpret_cast<const word8*>(p));
+  } else {
+    return __builtin_bit_cast(pack<T, Q>, *reinterpret_cast<const unsigned*>(p));
+  }
+}
 template <class T, int V>
 __device__ inline void store_pack(T* p, const pack<T, V>& x) {
   const auto w = __builtin_bit_cast(pack_words<T, V>, x);

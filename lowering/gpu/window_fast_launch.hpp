@@ -1,6 +1,7 @@
 // Which windowed fast path a problem takes (the routes in 32-bit, the views' strides), and its launch;
 // false where none applies and the generic kernel runs.
 #pragma once
+#include "lowering/gpu/window_gather_lanes.hpp"
 #include "lowering/gpu/window_single.hpp"
 
 namespace tg {
@@ -112,6 +113,9 @@ bool try_fast_gather(gpu_backend& be, const window_geometry<ND>& wg, const DyVie
     if (cl_aligned && index_aligned) {
       TG_LAUNCH((gather_channels_last_kernel<ND, T, typename FRo::type>), grid(total / V), block, smem, be.stream, g, c2, dy.data, dx.data, fr);
       return true;
+    }
+    if constexpr (ND == 2 && std::is_same_v<typename FRo::type, fast_index>) {
+      if (rows_aligned && try_gather_rows_lanes<T>(be, wg, g, c2, dy.data, dx.data, fr, smem, grid(total / V))) return true;
     }
     if (rows_aligned) {
       TG_LAUNCH((gather_rows_kernel<ND, T, typename FRo::type>), grid(total / V), block, smem, be.stream, g, c2, dy.data, dx.data, fr);
