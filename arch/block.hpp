@@ -49,31 +49,20 @@ __device__ inline long long warp_shuffle(long long v, int src) {
 __device__ inline int warp_lanes() { return warpSize; }
 __device__ inline int lane_id() { return static_cast<int>(threadIdx.x) % warpSize; }
 
-// The lane `d` below (up) or above (down) this one's v; a lane without one gets its own. Every lane
-// of the warp takes part.
-__device__ inline float warp_shuffle_up(float v, int d) {
+// The lane `d` below (up) or above (down) this one's v (a 4-byte int or float); a lane without one
+// gets its own. Every lane of the warp takes part.
+template <class T>
+__device__ inline T warp_shuffle_up(T v, int d) {
+  static_assert(sizeof(T) == 4, "a 4-byte value");
 #if defined(__HIP__)
   return __shfl_up(v, d);
 #else
   return __shfl_up_sync(0xffffffffu, v, d);
 #endif
 }
-__device__ inline float warp_shuffle_down(float v, int d) {
-#if defined(__HIP__)
-  return __shfl_down(v, d);
-#else
-  return __shfl_down_sync(0xffffffffu, v, d);
-#endif
-}
-
-__device__ inline int warp_shuffle_up(int v, int d) {
-#if defined(__HIP__)
-  return __shfl_up(v, d);
-#else
-  return __shfl_up_sync(0xffffffffu, v, d);
-#endif
-}
-__device__ inline int warp_shuffle_down(int v, int d) {
+template <class T>
+__device__ inline T warp_shuffle_down(T v, int d) {
+  static_assert(sizeof(T) == 4, "a 4-byte value");
 #if defined(__HIP__)
   return __shfl_down(v, d);
 #else

@@ -1,8 +1,6 @@
 // The mean route at stride 1 (avgpool's 3 spatial dimensions) as a box sum of dy by columns, with a
 // ring of plane sums in registers: the kernel and its launch plan.
 #pragma once
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include "arch/block.hpp"
 #include "lowering/gpu/path_report.hpp"
@@ -200,10 +198,7 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
 
 // Rows by lanes where they apply (TG_BOX_LANES=0: the scalar row loads, for A/B measurements; read once).
 inline bool box_lanes_on() {
-  static const bool on = [] {
-    const char* e = std::getenv("TG_BOX_LANES");
-    return !(e && std::strcmp(e, "0") == 0);
-  }();
+  static const bool on = switch_on("TG_BOX_LANES");
   return on;
 }
 

@@ -1,10 +1,18 @@
 // The windowed gather's fast paths on plain strided tensors (32-bit offsets, 16-byte accesses):
 // their geometry and 32-bit routes, and the channels-last and channels-first (rows) gather kernels.
 #pragma once
+#include <cstdlib>
+#include <cstring>
 #include "lowering/gpu/window_gather.hpp"
 
 namespace tg {
 namespace gpu_window {
+// A fast path's switch for A/B measurements: on unless the environment variable `name` is "0".
+inline bool switch_on(const char* name) {
+  const char* e = std::getenv(name);
+  return !(e && std::strcmp(e, "0") == 0);
+}
+
 // Sizes and 32-bit strides of dx and dy ([N, C, spatial...]); idx shares dy's strides.
 template <int ND>
 struct fast_geometry {

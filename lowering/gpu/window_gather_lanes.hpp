@@ -3,8 +3,6 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include "arch/block.hpp"
 #include "lowering/gpu/path_report.hpp"
 #include "lowering/gpu/window_fast.hpp"
@@ -93,10 +91,7 @@ __global__ void gather_rows_lanes_kernel(fast_geometry<2> g, col2im<2> c2, int r
 
 // Rows by lanes where they apply (TG_GATHER_LANES=0: the scalar rows kernel, for A/B measurements).
 inline bool gather_lanes_on() {
-  static const bool on = [] {
-    const char* e = std::getenv("TG_GATHER_LANES");
-    return !(e && std::strcmp(e, "0") == 0);
-  }();
+  static const bool on = switch_on("TG_GATHER_LANES");
   return on;
 }
 
