@@ -1,6 +1,8 @@
-// arch/convert.hpp's hardware conversions against dsl/numeric.hpp, on the device (tests/gpu/convert_test.cpp).
+// arch/convert.hpp's hardware conversions against dsl/numeric.hpp, and arch/reciprocal.hpp's reciprocals
+// against the host's division, on the device (tests/gpu/convert_test.cpp).
 #include <vector>
 #include "arch/convert.hpp"
+#include "arch/reciprocal.hpp"
 #include "arch/runtime.hpp"
 
 namespace tg::arch {
@@ -25,7 +27,32 @@ __global__ void convert_check_kernel(unsigned long long* r) {
     if (!ok) { atomicAdd(&r[1], 1ull); atomicMin(&r[3], i); }
   }
 }
+
+// r[0]: counts n in [0, 2^24] whose reciprocal differs from want[n] (the host's 1.0f / n); r[1]: the lowest.
+__global__ void reciprocal_check_kernel(const float* want, unsigned long long* r) {
+  constexpr int last = 1 << 24;
+  for (int n = blockIdx.x * blockDim.x + threadIdx.x; n <= last; n += gridDim.x * blockDim.x) {
+    if (__builtin_bit_cast(std::uint32_t, reciprocal_of_count(n)) != __builtin_bit_cast(std::uint32_t, want[n])) {
+      atomicAdd(&r[0], 1ull);
+      atomicMin(&r[1], static_cast<unsigned long long>(n));
+    }
+  }
+}
 }  // namespace
+
+reciprocal_check_result check_device_reciprocals() {
+  std::vector<float> want((1u << 24) + 1);
+  want[0] = 0.0f;
+  for (std::size_t n = 1; n < want.size(); ++n) want[n] = 1.0f / static_cast<float>(n);
+  device_buffer<float> w(want);
+  const std::vector<unsigned long long> init{0, ~0ull};
+  device_buffer<unsigned long long> r(init);
+  TG_LAUNCH(reciprocal_check_kernel, 1024u, 256u, 0u, nullptr, w.data(), r.data());
+  std::vector<unsigned long long> h;
+  r.download(h);
+  synchronize();
+  return {h[0], h[1]};
+}
 
 convert_check_result check_device_conversions() {
   const std::vector<unsigned long long> init{0, 0, ~0ull, ~0ull};

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 #include "arch/block.hpp"
+#include "arch/reciprocal.hpp"
 #include "lowering/gpu/path_report.hpp"
 #include "lowering/gpu/window_fast.hpp"
 
@@ -39,20 +40,36 @@ struct box_plan {
   int wspan;       // rows: the dilated window's width along w
 };
 
-__device__ inline float inverse_or_zero(int n) { return n > 0 ? 1.0f / static_cast<float>(n) : 0.0f; }
+// Rows by lanes: the weight of dy row oh in a window (1 / its valid taps along h, or 1 with the pad
+// included: the plane's factor comes later).
+__device__ __forceinline__ float box_row_weight(const fast_mean<3>& m, int oh) { return m.include_pad ? 1.0f : arch::reciprocal_of_count(m.valid_taps(1, oh)); }
+
+// Rows by lanes: the weighted sum of the window's rows of dy column ow (zero outside dy), from global
+// memory: the neighbour words a shuffle cannot bring (row ends, warp ends).
+template <class T>
+__device__ __forceinline__ float box_column_sum(const fast_geometry<3>& g, const fast_mean<3>& m, const T* dy, int plane, int h, int ow) {
+  float c = 0.0f;
+  if (ow < 0 || ow >= g.out[2]) return c;
+  for (int kh = 0; kh < m.win[1]; ++kh) {
+    const int oh = h + m.pad_l[1] - kh * m.dilation[1];
+    if (oh >= 0 && oh < g.out[1]) c += arch::cvt_to_float(dy[plane + oh * g.dy_s[1] + ow]) * box_row_weight(m, oh);
+  }
+  return c;
+}
 
 // Rows by lanes: s[e] = the plane's weighted window sum for dx element w + e of row h, without the
 // plane's own factor (1 / its valid taps along d, or 1 / volume). Every lane of the warp calls it.
+// Forced inline, as are its helpers, and its reciprocals call-free (arch/reciprocal.hpp): a call
+// puts live registers on the stack (the ISA check found 16-32 bytes with 1.0f / n here).
 template <class T, int E>
-__device__ inline void box_plane_by_lanes(const fast_geometry<3>& g, const fast_mean<3>& m, const box_plan& b, const T* dy, int plane, int h,
-                                          int w, float (&s)[E]) {
+__device__ __forceinline__ void box_plane_by_lanes(const fast_geometry<3>& g, const fast_mean<3>& m, const box_plan& b, const T* dy, int plane,
+                                                   int h, int w, float (&s)[E]) {
   // Column sums of the window's rows: own[e] for w + e; edge columns w - 2, w - 1, w + E, w + E + 1.
-  auto row_weight = [&](int oh) { return m.include_pad ? 1.0f : inverse_or_zero(m.valid_taps(1, oh)); };
   float own[E] = {};
   for (int kh = 0; kh < m.win[1]; ++kh) {
     const int oh = h + m.pad_l[1] - kh * m.dilation[1];
     if (oh < 0 || oh >= g.out[1]) continue;
-    const float wh = row_weight(oh);
+    const float wh = box_row_weight(m, oh);
     const auto y = gpu_fast::load_pack<T, E>(dy + plane + oh * g.dy_s[1] + w);
     TG_UNROLL for (int e = 0; e < E; ++e) own[e] += arch::cvt_to_float(y.v[e]) * wh;
   }
@@ -64,19 +81,11 @@ __device__ inline void box_plane_by_lanes(const fast_geometry<3>& g, const fast_
   TG_UNROLL for (int e = 0; e < E; ++e) ext[2 + e] = own[e];
   // A column outside dy is zero; a neighbour word in another warp is summed here (rows that straddle
   // warps: W / E not a divisor of the warp).
-  auto column = [&](int ow) {
-    float c = 0.0f;
-    if (ow < 0 || ow >= g.out[2]) return c;
-    for (int kh = 0; kh < m.win[1]; ++kh) {
-      const int oh = h + m.pad_l[1] - kh * m.dilation[1];
-      if (oh >= 0 && oh < g.out[1]) c += arch::cvt_to_float(dy[plane + oh * g.dy_s[1] + ow]) * row_weight(oh);
-    }
-    return c;
-  };
   const int lane = arch::lane_id();
-  if (w == 0 || lane == 0) ext[0] = column(w - 2), ext[1] = column(w - 1);
-  if (w + E == g.in[2] || lane == arch::warp_lanes() - 1) ext[E + 2] = column(w + E), ext[E + 3] = column(w + E + 1);
-  if (!m.include_pad) TG_UNROLL for (int j = 0; j < E + 4; ++j) ext[j] *= inverse_or_zero(m.valid_taps(2, w - 2 + j));
+  if (w == 0 || lane == 0) ext[0] = box_column_sum(g, m, dy, plane, h, w - 2), ext[1] = box_column_sum(g, m, dy, plane, h, w - 1);
+  if (w + E == g.in[2] || lane == arch::warp_lanes() - 1)
+    ext[E + 2] = box_column_sum(g, m, dy, plane, h, w + E), ext[E + 3] = box_column_sum(g, m, dy, plane, h, w + E + 1);
+  if (!m.include_pad) TG_UNROLL for (int j = 0; j < E + 4; ++j) ext[j] *= arch::reciprocal_of_count(m.valid_taps(2, w - 2 + j));
   // Window of output e: columns w + e + pad - span + 1 + t for the taps t of wtaps; shift by 2 - (span - 1 - pad).
   const int shift = 2 - (b.wspan - 1 - m.pad_l[2]);
   float at[E + 2];
@@ -119,7 +128,7 @@ __global__ void __launch_bounds__(256) mean_box_kernel(fast_geometry<3> g, fast_
       const int dd = m.include_pad ? 0 : m.valid_taps(0, p), plane = dy_base + p * g.dy_s[0];
       if constexpr (Lanes) {
         box_plane_by_lanes<T, E>(g, m, b, dy, plane, h, w, s);
-        const float wd = m.weight_of(dd);
+        const float wd = m.include_pad ? m.inv_volume : arch::reciprocal_of_count(dd);  // weight_of(dd) without its division's call
         TG_UNROLL for (int e = 0; e < E; ++e) s[e] *= wd;
       } else if constexpr (Rows) {
         for (int kh = 0; kh < m.win[1]; ++kh) {
