@@ -10,8 +10,10 @@
 #include "lowering/gpu/gemm_tile_choice.hpp"
 
 // The pipeline in parts: gemm_policy.hpp (schedule knobs), gemm_fill.hpp (operand tiles to shared
-// memory), gemm_drain.hpp (C through shared memory), gemm_kernel.hpp (the kernel), gemm_support_kernels.hpp
-// (k entries, summaries, split-K reduction), gemm_launch.hpp (host side); here the tile table and the entry.
+// memory), gemm_consumer.hpp (the matrix-core family: gemm_consumer_wgmma.hpp,
+// gemm_consumer_ldmatrix.hpp, gemm_consumer_fragments.hpp), gemm_store.hpp and gemm_drain.hpp (the
+// epilogue), gemm_kernel.hpp (the kernel that strings them), gemm_support_kernels.hpp (k entries,
+// summaries, split-K reduction), gemm_launch.hpp (host side); here the tile table and the entry.
 namespace tg {
 // The tile table: the schedule per problem shape, op and architecture. Entries are compile-time
 // tile shapes (each one more instantiation of the kernel); the choice is made per problem here.

@@ -1,4 +1,4 @@
-// The cp.async GEMM's producer: how one operand's k-tile reaches shared memory, in 16-byte
+// The cp.async GEMM's operand fill: how one operand's k-tile reaches shared memory, in 16-byte
 // asynchronous copies where the view's memory runs allow and element loads elsewhere; k-tiles that are
 // uniform (one run per row) take the hoisted fill. gemm_kernel.hpp runs it per stage.
 #pragma once
