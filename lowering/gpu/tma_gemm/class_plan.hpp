@@ -81,13 +81,6 @@ inline bool same_digits(const boxes::view_digits& x, int dx, const boxes::view_d
   return true;
 }
 
-inline int inner_dim(const boxes::view_axes& ax, const boxes::view_digits& d, int& pos) {
-  for (int dim = 1; dim < 3; ++dim)
-    for (int p = 0; p < d.count[dim]; ++p)
-      if (ax.axis[dim][p] == 0 && ax.coef[dim][p] == 1) return pos = p, dim;
-  return pos = -1, -1;
-}
-
 inline boxes::extents only(int p, int e) {
   boxes::extents x;
   x.e[p] = e;
@@ -125,7 +118,7 @@ class_plan plan_halo(class_plan r, const boxes::view_digits& da, const boxes::vi
   if (!xa.ok) return fail("A: " + xa.why);
   if (!xb.ok) return fail("B: " + xb.why);
   int pb;
-  const int ib = inner_dim(xb, db, pb);
+  const int ib = contiguous_digit(xb, db, pb);
   r.b_mn = ib == 1;
   if (!r.b_mn && pb != 0) return fail("A and B are contiguous along different k digits");
   const extents ek = only(0, swizzle_elems);
@@ -236,7 +229,7 @@ int orientation_of(const Views& v) {
     const view_digits da = digits_of(v.a), db = digits_of(v.b);
     const view_axes xa = axes_of(da), xb = axes_of(db);
     int pa, pb;
-    const int ia = xa.ok ? detail::inner_dim(xa, da, pa) : -1, ib = xb.ok ? detail::inner_dim(xb, db, pb) : -1;
+    const int ia = xa.ok ? boxes::contiguous_digit(xa, da, pa) : -1, ib = xb.ok ? boxes::contiguous_digit(xb, db, pb) : -1;
     return ia < 0 || ib < 0 ? -1 : (ia == 1) * 2 + (ib == 1);
   }
 }
@@ -291,7 +284,7 @@ class_plan plan_class(const Views& v) {
     if (!xa.ok) return fail("A: " + xa.why);
     if (!xb.ok) return fail("B: " + xb.why);
     int pa, pb;
-    const int ia = detail::inner_dim(xa, da, pa), ib = detail::inner_dim(xb, db, pb);
+    const int ia = boxes::contiguous_digit(xa, da, pa), ib = boxes::contiguous_digit(xb, db, pb);
     if (ia < 0 || ib < 0) return fail("an operand's contiguous axis is not a row or k digit");
     r.a_mn = ia == 1, r.b_mn = ib == 1;
     if constexpr (H == halo_kind::k) {

@@ -50,10 +50,8 @@ inline k_halo_boxes k_halo_of(const boxes::view_axes& x, const boxes::view_digit
   auto fail = [&](std::string w) { r.ok = false, r.why = std::move(w); return r; };
   if (!x.ok) return fail(x.why);
   if (rows % 64 != 0 || rows / 64 > k_halo_max_blocks) return fail("tiles of 64 to 576 rows");
-  int inner = -1;
-  for (int p = 0; p < d.count[1]; ++p)
-    if (x.axis[1][p] == 0 && x.coef[1][p] == 1) inner = p;
-  if (inner < 0 || em.e[inner] != swizzle_elems) return fail("a tile row block is not 64 of the contiguous row digit");
+  int inner;
+  if (contiguous_digit(x, d, inner) != 1 || em.e[inner] != swizzle_elems) return fail("a tile row block is not 64 of the contiguous row digit");
   operand_boxes& o = r.a;
   o.mn_major = true;
   start_box(x, o);

@@ -197,6 +197,10 @@ void check_c_store(const Views& v, const tg::tma_gemm::class_plan& p, const tg::
 template <int BM, int BN, class Views>
 void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   ASSERT_TRUE(p.ok) << p.why;
+  if (p.has_k) {  // the kernel lays the tiles out by the plan's orientation, the TMA by the boxes'
+    ASSERT_EQ(p.a.mn_major, p.a_mn) << "A's boxes and the plan disagree on its orientation";
+    ASSERT_EQ(p.b.mn_major, p.b_mn) << "B's boxes and the plan disagree on its orientation";
+  }
   stepped_plans += p.a.step_digit >= 0 || p.b.step_digit >= 0;
   halo_plans += p.halo.on;
   k_halo_plans += p.k_halo.on;
@@ -565,6 +569,34 @@ TEST(TmaPlan, GroupsFirst2D) { check_random<2>(L::gnhwc, 64, true); }
 // Odd channel counts and channels-first: whatever plans exist must be right (most are refused).
 TEST(TmaPlan, OddChannels2D) { check_random<2>(L::nhwgc, 24, false); }
 TEST(TmaPlan, ChannelsFirst2D) { check_random<2>(L::nchw, 64, false); }
+// One channel per group, channels-last: w is the contiguous axis, which both a filter column (a row
+// digit of im2col) and an output column (a k digit) step along.
+TEST(TmaPlan, OneChannelPerGroup) {
+  check_random<1>(L::nhwgc, 1, false);
+  check_random<2>(L::nhwgc, 1, false);
+}
+
+// Regression (CI, seed 1439814613): channels-first backward weight, where B = im2col(x)'s filter column
+// and output column both step along x's contiguous w. The halo plan took B's orientation from the row
+// digit and its boxes from the k digit: K-major boxes read as MN-major tiles. Now one rule (the row
+// digit, boxes::contiguous_digit) gives both, and such B has no halo plan (its boxes would span two
+// digits along w).
+TEST(TmaPlan, ContiguousAxisSteppedByARowAndAKDigit) {
+  tg::ops::conv_problem p;
+  p.ndim = 2, p.layout = L::nchw, p.N = 1, p.K = 128, p.C = 64, p.filter[0] = p.filter[1] = 4;
+  p.in[0] = p.in[1] = 3, p.stride[0] = 3, p.pad_l[0] = 2, p.pad_r[0] = 1, p.pad_l[1] = 0, p.pad_r[1] = 2;
+  std::mt19937 rng(11);
+  check_problem<2>(p, rng, false);  // every plan of every GEMM, element by element
+  std::vector<float> y(1), x(1), w(1);
+  const auto xd = p.x_desc<2>(), yd = p.y_desc<2>(), wd = p.w_desc<2>();
+  using spatial = tg::seq_range<3, 5>;
+  const auto v = tg::make_gemm_views(tg::make_view(y.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq<2>{}, tg::seq_cat<tg::seq<1>, spatial>{})),
+                                     tg::make_view(x.data(), tg::im2col_t<2>(xd, p.geometry<2>())),
+                                     tg::make_view(w.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{})));
+  EXPECT_EQ(tg::tma_gemm::orientation_of(v), 1) << "A K-major (dy's output columns), B MN-major (x's filter columns first)";
+  const auto h = tg::tma_gemm::plan_class<256, 128, false, tg::tma_gemm::halo_kind::rows>(v);
+  EXPECT_FALSE(h.ok) << "B's boxes would span a filter column and 64 output columns along w";
+}
 
 // The seed's backward data (stride 2: four classes) gets a plan of one K-major box of dy and MN-major
 // boxes of w per k-tile, with k-tiles of 64 channels at one tap.
