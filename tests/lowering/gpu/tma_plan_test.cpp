@@ -24,6 +24,7 @@
 #include "lowering/gpu/tma_gemm/plan_cache.hpp"
 #include "ops/conv_fwd.hpp"
 #include "ops/convnd_bwd_data.hpp"
+#include "ops/grouped_conv_bwd_weight.hpp"
 #include "dsl/compose/group_dims.hpp"
 #include "dsl/compose/im2col.hpp"
 
@@ -371,6 +372,14 @@ std::vector<float> random_data(std::size_t n, std::mt19937& rng) {
   return v;
 }
 
+// Backward weight's GEMM views as its op program builds them (ops/grouped_conv_bwd_weight.hpp).
+template <int ND>
+auto bwd_weight_views(const tg::ops::conv_problem& pr, const float* y, const float* x, float* dw) {
+  const auto batch = tg::make_tensor_batch(tg::ops::conv_bwd_weight_rule<ND>{pr.geometry<ND>()}, tg::read_tensor(y, pr.y_desc<ND>(), 2, 0),
+                                           tg::read_tensor(x, pr.x_desc<ND>(), 2, 0), tg::written_weight(dw, pr.w_desc<ND>(), 2, 0, 1));
+  return batch.views(0);
+}
+
 template <int ND>
 int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool channels_last) {
   // Dense channels-last 2-d and 3-d problems always get plans; others may be refused (a 1-d stride
@@ -388,7 +397,6 @@ int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool chann
   auto w = random_data(static_cast<std::size_t>(wd.element_space), rng);
   std::vector<float> out(1);
   const auto geo = pr.geometry<ND>();
-  using spatial = tg::seq_range<3, 3 + ND>;
   int planned = 0;
   {  // backward data: every col2im class
     const auto batch = tg::ops::make_col2im_batch(geo, y.data(), w.data(), out.data(), yd, wd, xd);
@@ -401,11 +409,7 @@ int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool chann
   }
   {  // backward weight
     SCOPED_TRACE("backward weight");
-    const auto a = tg::make_view(y.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq<2>{}, tg::seq_cat<tg::seq<1>, spatial>{}));
-    const auto b = tg::make_view(x.data(), tg::im2col_t<ND>(xd, geo));
-    const auto c = tg::make_view(out.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{}));
-    const auto v = tg::make_gemm_views(a, b, c);
-    planned += check_tiles(v, expect_plans);
+    planned += check_tiles(bwd_weight_views<ND>(pr, y.data(), x.data(), out.data()), expect_plans);
   }
   {  // the forward convolution (ops/conv_fwd.hpp): y = im2col(x) * w
     SCOPED_TRACE("forward");
@@ -588,11 +592,7 @@ TEST(TmaPlan, ContiguousAxisSteppedByARowAndAKDigit) {
   std::mt19937 rng(11);
   check_problem<2>(p, rng, false);  // every plan of every GEMM, element by element
   std::vector<float> y(1), x(1), w(1);
-  const auto xd = p.x_desc<2>(), yd = p.y_desc<2>(), wd = p.w_desc<2>();
-  using spatial = tg::seq_range<3, 5>;
-  const auto v = tg::make_gemm_views(tg::make_view(y.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq<2>{}, tg::seq_cat<tg::seq<1>, spatial>{})),
-                                     tg::make_view(x.data(), tg::im2col_t<2>(xd, p.geometry<2>())),
-                                     tg::make_view(w.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<spatial, tg::seq<2>>{})));
+  const auto v = bwd_weight_views<2>(p, y.data(), x.data(), w.data());
   EXPECT_EQ(tg::tma_gemm::orientation_of(v), 1) << "A K-major (dy's output columns), B MN-major (x's filter columns first)";
   const auto h = tg::tma_gemm::plan_class<256, 128, false, tg::tma_gemm::halo_kind::rows>(v);
   EXPECT_FALSE(h.ok) << "B's boxes would span a filter column and 64 output columns along w";
