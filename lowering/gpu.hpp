@@ -2,6 +2,7 @@
 #pragma once
 #include "lowering/gpu/backend.hpp"
 #include "lowering/gpu/gemm_dispatch.hpp"
+#include "lowering/gpu/group_rows.hpp"
 #include "lowering/gpu/relayout.hpp"
 #include "lowering/gpu/row_reduce.hpp"
 #include "lowering/gpu/window_reduce.hpp"

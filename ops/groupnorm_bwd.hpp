@@ -71,25 +71,25 @@ struct groupnorm_fwd_coefficients {
     c[r] = to_float(beta[ch]) - mean[ng] * a[r];
   }
 };
-// Per (n, group): the coefficients of dx for each of its channels.
+// Per (n, group): the coefficients of dx for each of its channels, from the group's rows' sums.
 template <class T>
 struct groupnorm_bwd_coefficients {
-  const T* gamma; const float *ds, *db, *mean, *rstd; float *a, *b, *c; index_t C, Cg, D;
-  TG_FN void operator()(index_t ng) const {
-    const index_t c0 = (ng % (C / Cg)) * Cg, r0 = ng / (C / Cg) * C + c0;
+  const T* gamma; const float *mean, *rstd; index_t C, Cg, D;
+  TG_FN void operator()(index_t ng, const float* ds, const float* db, float* a, float* b, float* c) const {
+    const index_t c0 = (ng % (C / Cg)) * Cg;
     float ds_g = 0.0f, db_g = 0.0f;
     // Unrolled: a group's loads issue together instead of one round trip per channel (a GPU thread
     // per group waited 13.5 us on ten channels' loads: performance.md 34). The sum's order is kept.
     TG_UNROLL_BY(8) for (index_t k = 0; k < Cg; ++k) {
       const float gk = to_float(gamma[c0 + k]);
-      ds_g += gk * ds[r0 + k];
-      db_g += gk * db[r0 + k];
+      ds_g += gk * ds[k];
+      db_g += gk * db[k];
     }
     const float s = rstd[ng], c2 = (db_g * mean[ng] - ds_g) * s * s * s / D, c3 = -c2 * mean[ng] - db_g * s / D;
     for (index_t k = 0; k < Cg; ++k) {
-      a[r0 + k] = s * to_float(gamma[c0 + k]);
-      b[r0 + k] = c2;
-      c[r0 + k] = c3;
+      a[k] = s * to_float(gamma[c0 + k]);
+      b[k] = c2;
+      c[k] = c3;
     }
   }
 };
@@ -132,10 +132,11 @@ void groupnorm_bwd(Backend& be, const groupnorm_problem& p, const T* x, const T*
   const index_t NC = p.N * p.C, Cg = p.C / p.G;
   require_scratch(be, "groupnorm_bwd", p.scratch_rows * NC * index_t(sizeof(float)));
   auto ds = be.template scratch<float>(NC), db = be.template scratch<float>(NC);
-  row_sums(be, make_view(x, p.rows()), make_view(dy, p.rows()), ds.data(), db.data());
   auto a = be.template scratch<float>(NC), b = be.template scratch<float>(NC), c = be.template scratch<float>(NC);
-  for_each(be, p.N * p.G, groupnorm_bwd_coefficients<T>{gamma, ds.data(), db.data(), mean, rstd, a.data(), b.data(), c.data(), p.C, Cg, Cg * p.hw()});
-  row_affine(be, make_view(dx, p.rows()), make_view(dy, p.rows()), make_view(x, p.rows()), {a.data(), b.data(), c.data()});
+  // ds = sum x * dy, db = sum dy per (n, c); each group's coefficients; dx = a * dy + b * x + c.
+  row_sums_then_affine(be, make_view(dx, p.rows()), make_view(x, p.rows()), make_view(dy, p.rows()), Cg, ds.data(), db.data(),
+                       groupnorm_bwd_coefficients<T>{gamma, mean, rstd, p.C, Cg, Cg * p.hw()},
+                       {a.data(), b.data(), c.data()});
   for_each(be, p.C, groupnorm_param_grads<T>{ds.data(), db.data(), mean, rstd, dgamma, dbeta, p.N, p.C, Cg});
 }
 }  // namespace tg::ops

@@ -102,6 +102,12 @@ struct gpu_backend {
     return *sms;
   }
   std::shared_ptr<int> sms = std::make_shared<int>(0);
+  // The most shared memory one block may take (NVIDIA: by opting in), read once.
+  std::size_t shared_per_block() const {
+    if (*shared == 0) *shared = arch::query_device(arch::current_device()).shared_bytes_per_block_optin;
+    return *shared;
+  }
+  std::shared_ptr<std::size_t> shared = std::make_shared<std::size_t>(0);
   template <class T>
   scratch_span<T> scratch(index_t n) const { return {static_cast<T*>(arena->take(static_cast<std::size_t>(n) * sizeof(T), stream))}; }
   template <class T>

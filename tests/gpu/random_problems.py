@@ -59,7 +59,16 @@ def case():
         W = rng.choice([8, 16]) if vec else rng.randint(1, 17)
         # Some long rows: the contiguous-row sums take several vectors per thread and step.
         H = rng.randint(40, 300) if vec and rng.random() < 0.3 else rng.randint(1, 17)
-        return [rng.randint(1, 3), H, W, G, C], ["--layout", rng.choice(["nchw", "nhwc"])], dt
+        N = rng.randint(1, 3)
+        if rng.random() < 0.4:  # many groups (at least as many as an H100's or H200's 132 SMs, mostly): the
+            # one-pass form with a group in shared memory (lowering/gpu/group_rows.hpp), words or elements
+            G = rng.randint(48, 140); N = rng.randint(2, 4)
+            C = G * (rng.choice([8, 16]) if vec else rng.randint(1, 5))
+            H = rng.randint(1, 40)
+            if rng.random() < 0.4:  # channels-last groups of a 128-byte line and more (words, or elements: 33, 40)
+                G = rng.randint(48, 70); N = rng.randint(2, 3); H = rng.randint(1, 4)
+                C = G * (rng.choice([64, 72]) if vec else rng.choice([33, 40, 64]))
+        return [N, H, W, G, C], ["--layout", rng.choice(["nchw", "nhwc"])], dt
     if op == "relayout":
         return relayout_case(dt)
     if rng.random() < 0.35:
@@ -158,7 +167,7 @@ for n in range(count):
         r = subprocess.CompletedProcess(cmd, 124, "FAIL: timed out after 120 s", "")
     ok = r.returncode == 0 and "FAIL" not in r.stdout
     failed += not ok
-    tag = "tilegrad relayout: " if op == "relayout" else "tilegrad gemm: "
+    tag = {"relayout": "tilegrad relayout: ", "groupnorm_bwd": "tilegrad rows: "}.get(op, "tilegrad gemm: ")
     path = " [" + r.stderr.split(tag)[1].split(",")[0].split(":")[0].split("\n")[0] + "]" if tag in r.stderr else ""
     print(("ok   " if ok else "FAIL ") + " ".join(cmd[1:]) + path, flush=True)
     if not ok:
