@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include "arch/async_copy.hpp"
 #include "lowering/gpu/group_rows_plan.hpp"
 #include "lowering/gpu/path_report.hpp"
 #include "lowering/gpu/row_reduce.hpp"
@@ -18,7 +19,7 @@ namespace gpu_group_rows {
 // 256 threads, at most 128 registers each: two blocks per multiprocessor where two groups fit in shared
 // memory, so that one block's loads overlap the other's sums and stores.
 constexpr int threads = 256;
-constexpr int unroll = 8;  // a thread's loads in flight per tensor: 8 x 16 bytes x 256 threads x 2 tensors = 64 KB per block
+constexpr int unroll = 8;  // single-element loads in flight per thread and tensor (words: all of a group's at once)
 
 template <class T, int V>
 __device__ inline gpu_fast::pack<T, V> load_vec(const T* p) {
@@ -51,27 +52,51 @@ __global__ void __launch_bounds__(threads, 2) group_rows_kernel(group_rows_plan 
   for (int q = blockIdx.x; q < p.groups; q += gridDim.x) {
     const int base = p.base(q), row0 = q * p.rows;
     if (active) {
-      for (int j = slot; j < p.teams; j += p.slots) {
-        float d[S] = {}, s[S] = {};
-        for (int w0 = member; w0 < p.walk; w0 += unroll * p.team) {
-          gpu_fast::pack<T, V> uu[unroll], vv[unroll];
-          TG_UNROLL for (int i = 0; i < unroll; ++i) {
-            const int w = w0 + i * p.team;
-            if (w < p.walk) { uu[i] = load_vec<T, V>(u + base + p.offset(j, w)); vv[i] = load_vec<T, V>(v + base + p.offset(j, w)); }
+      if constexpr (V > 1) {
+        // 16-byte words: every step of the thread's lines in flight at once, copied to shared memory
+        // without holding registers (cp.async; AMD copies through registers), then summed from there.
+        for (int j = slot; j < p.teams; j += p.slots)
+          for (int w = member; w < p.walk; w += p.team) {
+            arch::copy16_async(su + p.smem_index(j, w), u + base + p.offset(j, w), true);
+            arch::copy16_async(sv + p.smem_index(j, w), v + base + p.offset(j, w), true);
           }
-          TG_UNROLL for (int i = 0; i < unroll; ++i) {
-            const int w = w0 + i * p.team;
-            if (w >= p.walk) continue;
-            store_vec<T, V>(su + p.smem_index(j, w), uu[i]);
-            store_vec<T, V>(sv + p.smem_index(j, w), vv[i]);
+        arch::async_commit();
+        arch::async_wait<0>();  // the thread's own copies: it alone reads them
+        for (int j = slot; j < p.teams; j += p.slots) {
+          float d[S] = {}, s[S] = {};
+          for (int w = member; w < p.walk; w += p.team) {
+            const auto uu = load_vec<T, V>(su + p.smem_index(j, w)), vv = load_vec<T, V>(sv + p.smem_index(j, w));
             TG_UNROLL for (int e = 0; e < V; ++e) {
-              const float y = arch::cvt_to_float(vv[i].v[e]);
-              d[Interleaved ? e : 0] += arch::cvt_to_float(uu[i].v[e]) * y;
+              const float y = arch::cvt_to_float(vv.v[e]);
+              d[Interleaved ? e : 0] += arch::cvt_to_float(uu.v[e]) * y;
               s[Interleaved ? e : 0] += y;
             }
           }
+          TG_UNROLL for (int e = 0; e < S; ++e) { pd[p.partial_index(j, member, e)] = d[e]; ps[p.partial_index(j, member, e)] = s[e]; }
         }
-        TG_UNROLL for (int e = 0; e < S; ++e) { pd[p.partial_index(j, member, e)] = d[e]; ps[p.partial_index(j, member, e)] = s[e]; }
+      } else {
+        // Single elements (cp.async moves 4 bytes and more): through registers, `unroll` steps in flight.
+        for (int j = slot; j < p.teams; j += p.slots) {
+          float d[S] = {}, s[S] = {};
+          for (int w0 = member; w0 < p.walk; w0 += unroll * p.team) {
+            T uu[unroll], vv[unroll];
+            TG_UNROLL for (int i = 0; i < unroll; ++i) {
+              const int w = w0 + i * p.team;
+              if (w < p.walk) { uu[i] = u[base + p.offset(j, w)]; vv[i] = v[base + p.offset(j, w)]; }
+            }
+            TG_UNROLL for (int i = 0; i < unroll; ++i) {
+              const int w = w0 + i * p.team;
+              if (w >= p.walk) continue;
+              su[p.smem_index(j, w)] = uu[i];
+              sv[p.smem_index(j, w)] = vv[i];
+              const float y = arch::cvt_to_float(vv[i]);
+              d[0] += arch::cvt_to_float(uu[i]) * y;
+              s[0] += y;
+            }
+          }
+          pd[p.partial_index(j, member, 0)] = d[0];
+          ps[p.partial_index(j, member, 0)] = s[0];
+        }
       }
     }
     __syncthreads();
