@@ -93,6 +93,7 @@ def classify(d, unit="ops"):
              ("gpu_gemm::views_kernel<", "views"), ("gpu_window::gather_kernel<", "window gather"),
              ("gpu_window::max_forward_kernel<", "max forward"), ("gpu_rows::row_sums_kernel<", "row sums"),
              ("gpu_rows::for_each_kernel<", "for_each"), ("gpu_rows::row_affine_kernel<", "row affine"),
+             ("gpu_group_rows::group_rows_kernel<", "group rows"),
              ("gpu_rows::row_affine_ordered_kernel<", "row affine"), ("tma_gemm::tma_gemm_kernel<", "tma gemm"),
              ("tma_gemm::tma_halo_kernel<", "tma gemm"), ("gpu_gemm::staged_sliding_kernel<", "staged sliding"),
              ("gpu_relayout::transpose_kernel<", "relayout transpose"), ("gpu_relayout::rows_kernel<", "relayout rows"),
@@ -153,11 +154,17 @@ def classify(d, unit="ops"):
         # groupnorm_fwd sums over groups ([(N, G), (C/G, HW)], an unmerge of C), bwd over rows ([(N, C), HW]).
         op, detail = ("groupnorm_fwd", "groups") if "unmerge<" in d else ("groupnorm_bwd", "rows")
     elif kind == "for_each":
-        m = re.search(r"for_each_kernel<tg::ops::(\w+)", d)
+        # row_sums_then_affine's group step runs as for_each over group_step<the op's functor>.
+        m = re.search(r"for_each_kernel<(?:tg::group_step<)?tg::ops::(\w+)", d)
         f = m.group(1) if m else "?"
         detail = f
         op = "groupnorm_bwd" if f in ("groupnorm_bwd_coefficients", "groupnorm_param_grads") else \
             "groupnorm_fwd" if f.startswith("groupnorm_") else "?"
+    elif kind == "group rows":
+        # The one-pass row_sums_then_affine (lowering/gpu/group_rows.hpp): its element, vector and layout.
+        m = re.search(r"group_rows_kernel<[^,]+, (\d+), (\w+), tg::ops::(\w+)", d)
+        op = "groupnorm_bwd" if m and m.group(3) == "groupnorm_bwd_coefficients" else "?"
+        detail = (("words" if m.group(1) != "1" else "elements") + (" interleaved" if m.group(2) in ("true", "1") else " contiguous")) if m else ""
     elif kind == "row affine":
         # groupnorm_fwd's y and groupnorm_bwd's dx have the same view types: one kernel serves both.
         op, detail = "groupnorm_bwd", ("ordered" if "row_affine_ordered_kernel<" in d else "rows") + " (also fwd's y)"
@@ -183,6 +190,7 @@ EXPECTED_KERNELS = {"ops": [
     ("maxpool2d_bwd", "window gather", 2), ("maxpool2d_fwd", "max forward", 1),
     ("avgpool3d_bwd", "window gather", 1),
     ("groupnorm_bwd", "row sums", 1), ("groupnorm_bwd", "for_each", 2), ("groupnorm_bwd", "row affine", 1),
+    ("groupnorm_bwd", "group rows", 4),
     ("groupnorm_fwd", "row sums", 1), ("groupnorm_fwd", "for_each", 3),
 ], "conv_fwd": [("conv_fwd", "gemm", 3), ("conv_fwd", "split-K reduce", 3), ("conv_fwd", "fill", 3),
                  ("conv_fwd", "depthwise gemm", 3)],
@@ -213,7 +221,7 @@ def print_table(rows, columns, out=sys.stdout):
 
 ORDER = ["conv_fwd", "convnd_bwd_data", "grouped_conv_bwd_weight", "maxpool2d_bwd", "maxpool2d_fwd", "avgpool3d_bwd",
          "groupnorm_bwd", "groupnorm_fwd", "?"]
-KIND_ORDER = ["tma gemm", "staged sliding", "gemm", "small-M gemm", "depthwise gemm", "sliding gemm", "sliding entries", "sliding sum", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "row affine",
+KIND_ORDER = ["tma gemm", "staged sliding", "gemm", "small-M gemm", "depthwise gemm", "sliding gemm", "sliding entries", "sliding sum", "split-K reduce", "fill", "k entries", "k tiles", "views", "window gather", "max forward", "row sums", "for_each", "group rows", "row affine",
               "relayout transpose", "relayout rows", "relayout generic", "other"]
 
 
