@@ -18,16 +18,17 @@
 namespace tg::arch {
 using tensor_map = CUtensorMap;
 
-// The 16-bit element types a map can carry (wgmma's operands here).
-enum class tma_elem { f16, bf16 };
+// The element types a map carries: wgmma's 16-bit operands, and fp32 (read by wgmma as tf32).
+enum class tma_elem { f16, bf16, f32 };
+constexpr int elem_bytes(tma_elem e) { return e == tma_elem::f32 ? 4 : 2; }
 
 // The shared-memory layout of a box: wgmma's 128-byte swizzle, or plain (axis 0 fastest, no gaps).
 enum class tma_layout { swizzle128, plain };
 
-// Encodes box `b` over the tensor at `data` (elements of 2 bytes), L2 filled from DRAM in pieces of
+// Encodes box `b` over the tensor at `data` (elements of e's size), L2 filled from DRAM in pieces of
 // l2_promotion_bytes (256, 128 or 0: none), laid out in shared memory as `layout`. Throws with the
-// driver's code when the driver rejects it (the lowering checks the documented limits first, so this
-// is a bug report).
+// reason or the driver's code when the box breaks a documented limit or the driver rejects it (the
+// lowering checks the limits first, so this is a bug report).
 inline tensor_map encode_tma(const tma_box& b, const void* data, tma_elem e, int l2_promotion_bytes = 256, tma_layout layout = tma_layout::swizzle128) {
   static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* fn = nullptr;
@@ -37,19 +38,13 @@ inline tensor_map encode_tma(const tma_box& b, const void* data, tma_elem e, int
       throw std::runtime_error("tilegrad: the CUDA driver has no cuTensorMapEncodeTiled (needs a CUDA 12+ driver)");
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
   }();
-  constexpr std::int64_t esize = 2;
-  cuuint64_t dims[tma_box::max_rank], strides[tma_box::max_rank];
-  cuuint32_t box[tma_box::max_rank], es[tma_box::max_rank];
-  for (int a = 0; a < b.rank; ++a) {
-    dims[a] = static_cast<cuuint64_t>(b.length[a]);
-    if (a > 0) strides[a - 1] = static_cast<cuuint64_t>(b.stride[a] * esize);
-    box[a] = static_cast<cuuint32_t>(b.box[a]);
-    es[a] = static_cast<cuuint32_t>(b.elem_stride[a]);
-  }
+  tma_map_params p;
+  if (const char* why = tma_map_params_of(b, elem_bytes(e), data, layout == tma_layout::swizzle128, p))
+    throw std::runtime_error(std::string("tilegrad: a TMA box the driver would refuse: ") + why);
+  const CUtensorMapDataType type = e == tma_elem::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : e == tma_elem::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   tensor_map m{};
-  void* origin = const_cast<char*>(static_cast<const char*>(data) + b.base * esize);
-  const CUresult r = encode(&m, e == tma_elem::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-                            static_cast<cuuint32_t>(b.rank), origin, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+  const CUresult r = encode(&m, type, static_cast<cuuint32_t>(p.rank), reinterpret_cast<void*>(p.origin), p.dims, p.strides_bytes, p.box,
+                            p.elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                             layout == tma_layout::plain ? CU_TENSOR_MAP_SWIZZLE_NONE : CU_TENSOR_MAP_SWIZZLE_128B,
                             l2_promotion_bytes >= 256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
                             : l2_promotion_bytes >= 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B

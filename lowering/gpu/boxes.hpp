@@ -22,7 +22,13 @@ namespace tg::boxes {
 constexpr int max_digits = 4;  // digits of one top dimension (a 3-d convolution's (N, d, h, w))
 constexpr int max_guards = 8;
 constexpr int max_rank = arch::tma_box::max_rank;
-constexpr int swizzle_elems = 64;  // a 128-byte swizzled row of 16-bit elements: a box's axis-0 extent
+// A box's axis-0 extent is one 128-byte swizzled row (wgmma's canonical layout): row_elems(2) = 64
+// elements of 16 bits, row_elems(4) = 32 of fp32 read as tf32. The plans take it as a parameter, bk (a
+// k-tile's depth); swizzle_elems names the 16-bit value for the paths that only 16-bit operands take
+// (MN-major tiles: tf32 wgmma reads K-major tiles only).
+constexpr int swizzle_bytes = 128;
+constexpr int row_elems(int elem_bytes) { return swizzle_bytes / elem_bytes; }
+constexpr int swizzle_elems = row_elems(2);
 
 // A view's level-1 components, grouped by the top dimension (0: group, 1: rows, 2: k) whose merge
 // makes them, slowest first, with what one unit of each moves.
@@ -161,7 +167,7 @@ inline int contiguous_digit(const view_axes& ax, const view_digits& d, int& pos)
 }
 
 // One operand's boxes for tiles of given extents: the TMA box, the orientation of the shared tile
-// (K-major: [rows][64 k]; MN-major: [k][64 rows] per box), and the smem order of the other side's
+// (K-major: [rows][bk k]; MN-major: [k][bk rows] per box), and the smem order of the other side's
 // spanned digits (fastest first), which both operands sharing that dimension must agree on.
 // An MN-major tile of more than 64 rows is several boxes: the next 64 of the contiguous digit, or,
 // where that digit is only 64 long (a filter tap's 64 channels), the next values of one other row
@@ -180,9 +186,9 @@ struct operand_boxes {
 };
 
 // The start of every operand's box: the view's tensor (rank, origin, lengths, strides), one 128-byte
-// row of the contiguous axis and one element of each other axis, traversed one by one, its corner at
-// the view's coordinates of all digits 0. boxes_of and the halos widen it.
-inline void start_box(const view_axes& ax, operand_boxes& o) {
+// row of the contiguous axis (bk elements) and one element of each other axis, traversed one by one,
+// its corner at the view's coordinates of all digits 0. boxes_of and the halos widen it.
+inline void start_box(const view_axes& ax, operand_boxes& o, int bk) {
   o.box.rank = ax.tensor.rank;
   o.box.base = ax.tensor.base;
   for (int a = 0; a < o.box.rank; ++a) {
@@ -190,12 +196,12 @@ inline void start_box(const view_axes& ax, operand_boxes& o) {
     o.box.box[a] = 1, o.box.elem_stride[a] = 1;
     o.base[a] = ax.base[a];
   }
-  o.box.box[0] = swizzle_elems;
+  o.box.box[0] = bk;
 }
 
 // ext_rows / ext_k: extents over the operand's row (top dimension 1) and k (2) digits; rows: the
-// operand's tile rows (BM or BN); k tiles are swizzle_elems deep.
-inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const extents& ext_rows, const extents& ext_k, int rows) {
+// operand's tile rows (BM or BN); k tiles are bk deep (one 128-byte row: row_elems).
+inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const extents& ext_rows, const extents& ext_k, int rows, int bk) {
   operand_boxes r;
   auto fail = [&](std::string w) { r.ok = false; r.why = std::move(w); return r; };
   if (!ax.ok) return fail(ax.why);
@@ -204,8 +210,8 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
   const int inner_dim = contiguous_digit(ax, d, inner_p);
   if (inner_dim < 0) return fail("the contiguous axis is not a row or k digit");
   r.mn_major = inner_dim == 1;
-  r.boxes = r.mn_major ? rows / swizzle_elems : 1;
-  if (r.boxes > 1 && ext[inner_dim]->e[inner_p] == swizzle_elems) {  // boxes along another row digit
+  r.boxes = r.mn_major ? rows / bk : 1;
+  if (r.boxes > 1 && ext[inner_dim]->e[inner_p] == bk) {  // boxes along another row digit
     for (int p = 0; p < d.count[1]; ++p)
       if (p != inner_p && ext_rows.e[p] > 1) {
         if (r.step_digit >= 0 || ext_rows.e[p] != r.boxes) return fail("the boxes of a tile step along more than one digit");
@@ -213,10 +219,10 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
         r.step_digit = p;
       }
     if (r.step_digit < 0) return fail("the tile does not span 128 bytes of the contiguous digit");
-  } else if (ext[inner_dim]->e[inner_p] != swizzle_elems * r.boxes) {
+  } else if (ext[inner_dim]->e[inner_p] != bk * r.boxes) {
     return fail("the tile does not span 128 bytes of the contiguous digit");
   }
-  start_box(ax, r);
+  start_box(ax, r, bk);
   bool used[max_rank] = {true};
   for (int dim = 0; dim < 3; ++dim)
     for (int p = 0; p < d.count[dim]; ++p) {
@@ -235,7 +241,7 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
       r.box.box[a] = e * c, r.box.elem_stride[a] = c;
     }
   if (r.step_digit >= 0) r.box_step[ax.axis[1][r.step_digit]] = ax.coef[1][r.step_digit];
-  else r.box_step[0] = swizzle_elems;
+  else r.box_step[0] = bk;
   const int other = 3 - inner_dim;
   for (int a = 1; a < r.box.rank; ++a)  // smem order: axes ascending
     for (int p = 0; p < d.count[other]; ++p)

@@ -91,9 +91,9 @@ inline boxes::extents only(int p, int e) {
 // (boxes.hpp: the contiguous digit over the whole tile, or 64 of it and the rest over one other row
 // digit, a box per filter tap where a tap has 64 channels); ties and TG_TMA_STEP_BOXES=0: the
 // contiguous digit alone.
-inline boxes::extents mn_rows(const boxes::view_axes& x, const boxes::view_digits& d, int inner, const boxes::extents& ek, int rows) {
+inline boxes::extents mn_rows(const boxes::view_axes& x, const boxes::view_digits& d, int inner, const boxes::extents& ek, int rows, int bk) {
   const bool step = sm90_schedule().step_boxes;
-  auto fits = [&](const boxes::extents& e) { return (step || e.e[inner] == rows) && boxes::boxes_of(x, d, e, ek, rows).ok; };
+  auto fits = [&](const boxes::extents& e) { return (step || e.e[inner] == rows) && boxes::boxes_of(x, d, e, ek, rows, bk).ok; };
   boxes::extents best;
   return boxes::choose_extents(d.length[1], d.count[1], rows, fits, best) ? best : only(inner, rows);
 }
@@ -110,7 +110,7 @@ inline boxes::view_digits transposed(boxes::view_digits d) {
 }
 
 // plan_class's halo branch: A (K-major, its channels in k slot 0) as halo boxes, B as per-k-tile boxes.
-template <int BM, int BN>
+template <int BM, int BN, int BK>
 class_plan plan_halo(class_plan r, const boxes::view_digits& da, const boxes::view_digits& db) {
   using namespace boxes;
   auto fail = [&](std::string w) { r.ok = false, r.why = std::move(w); return r; };
@@ -121,17 +121,17 @@ class_plan plan_halo(class_plan r, const boxes::view_digits& da, const boxes::vi
   const int ib = contiguous_digit(xb, db, pb);
   r.b_mn = ib == 1;
   if (!r.b_mn && pb != 0) return fail("A and B are contiguous along different k digits");
-  const extents ek = only(0, swizzle_elems);
-  if (da.length[2][0] % swizzle_elems != 0 && !xa.exact[2][0] && !xb.exact[2][0]) return fail("a k-tile past K would not read zero");
+  const extents ek = only(0, BK);
+  if (da.length[2][0] % BK != 0 && !xa.exact[2][0] && !xb.exact[2][0]) return fail("a k-tile past K would not read zero");
   extents em, en;
   constexpr int max_rows = halo_rows_for(BN);
-  if (!choose_extents(da.length[1], da.count[1], BM, [&](const extents& e) { return halo_of(xa, da, e, BM, max_rows).ok; }, em))
+  if (!choose_extents(da.length[1], da.count[1], BM, [&](const extents& e) { return halo_of(xa, da, e, BM, max_rows, BK).ok; }, em))
     return fail("no M tile is a halo of A");
-  const halo_boxes ha = halo_of(xa, da, em, BM, max_rows);
+  const halo_boxes ha = halo_of(xa, da, em, BM, max_rows, BK);
   r.a = ha.a, r.halo = ha.h;
-  auto n_fits = [&](const extents& e) { return boxes_of(xb, db, e, ek, BN).ok; };
-  if (r.b_mn) en = mn_rows(xb, db, pb, ek, BN); else if (!choose_extents(db.length[1], db.count[1], BN, n_fits, en)) return fail("no N tile is a box of B");
-  r.b = boxes_of(xb, db, en, ek, BN);
+  auto n_fits = [&](const extents& e) { return boxes_of(xb, db, e, ek, BN, BK).ok; };
+  if (r.b_mn) en = mn_rows(xb, db, pb, ek, BN, BK); else if (!choose_extents(db.length[1], db.count[1], BN, n_fits, en)) return fail("no N tile is a box of B");
+  r.b = boxes_of(xb, db, en, ek, BN, BK);
   if (!r.b.ok) return fail("B: " + r.b.why);
   const int inner_a[1] = {0}, inner_b[2] = {pb, r.b.step_digit};
   std::string why;
@@ -196,8 +196,8 @@ class_plan plan_k_halo(class_plan r, const boxes::view_digits& da, const boxes::
         if (da.length[2][p] % k.e[p] != 0 && !xa.exact[2][p] && !xb.exact[2][p]) return;
       k_halo_boxes ha = k_halo_of(xa, da, m, k, BM, k_halo_rows);
       if (!ha.ok) return void(why = ha.why);
-      const extents n = mn_rows(xb, db, pb, k, BN);
-      const operand_boxes b = boxes_of(xb, db, n, k, BN);
+      const extents n = mn_rows(xb, db, pb, k, BN, swizzle_elems);
+      const operand_boxes b = boxes_of(xb, db, n, k, BN, swizzle_elems);
       bool same = b.ok && b.n_order == ha.a.n_order;  // both tiles are [k][rows]: their k rows in one order
       for (int i = 0; same && i < b.n_order; ++i) same = b.order[i] == ha.a.order[i];
       if (!same) return;
@@ -234,11 +234,13 @@ int orientation_of(const Views& v) {
   }
 }
 
-// Plans views v of one GEMM for tiles BM x BN x BK (BK = boxes::swizzle_elems). Transposed: the plan
-// of C^T = B^T A^T (tile rows over the view's N, A's boxes from its B), for GEMMs whose M would fill
-// a fraction of BM rows while N fills many (backward weight with 64 output channels). H: A as boxes,
-// or as halos that the filter taps read windows of (halo_kind above).
-template <int BM, int BN, bool Transposed = false, halo_kind H = halo_kind::none, class Views>
+// Plans views v of one GEMM for tiles BM x BN x BK (BK: one 128-byte row of the operands' elements,
+// boxes::row_elems: 64 of 16 bits, 32 of fp32). Transposed: the plan of C^T = B^T A^T (tile rows over
+// the view's N, A's boxes from its B), for GEMMs whose M would fill a fraction of BM rows while N fills
+// many (backward weight with 64 output channels). H: A as boxes, or as halos that the filter taps read
+// windows of (halo_kind above). 32-bit operands must be K-major: wgmma reads tf32 tiles K-major only
+// (no transpose bit), so a view with MN-major fp32 operands is refused here, not in the kernel.
+template <int BM, int BN, bool Transposed = false, halo_kind H = halo_kind::none, int BK = boxes::swizzle_elems, class Views>
 class_plan plan_class(const Views& v) {
   using namespace boxes;
   using VA = decltype(v.a);
@@ -287,7 +289,9 @@ class_plan plan_class(const Views& v) {
     const int ia = boxes::contiguous_digit(xa, da, pa), ib = boxes::contiguous_digit(xb, db, pb);
     if (ia < 0 || ib < 0) return fail("an operand's contiguous axis is not a row or k digit");
     r.a_mn = ia == 1, r.b_mn = ib == 1;
+    if (BK != swizzle_elems && (r.a_mn || r.b_mn)) return fail("32-bit operands must be K-major (tf32 wgmma has no transposed tiles)");
     if constexpr (H == halo_kind::k) {
+      static_assert(BK == swizzle_elems, "a k-halo is MN-major: 16-bit operands only");
       return detail::plan_k_halo<BM, BN>(r, da, db, pa, pb);
     } else if constexpr (H == halo_kind::rows) {
       static_assert(!Transposed, "a halo plan reads the view's own A");
@@ -296,12 +300,12 @@ class_plan plan_class(const Views& v) {
       // move together), then plan the permuted views.
       da = channels_slowest(da, pa, r.k_digit);
       db = channels_slowest(db, pa, r.k_digit);
-      return detail::plan_halo<BM, BN>(r, da, db);
+      return detail::plan_halo<BM, BN, BK>(r, da, db);
     }
     // K first: a K-major operand fixes it (64 of its contiguous digit); else the best box over K's digits.
     auto k_fits = [&](const extents& e) {
       const extents ra = r.a_mn ? detail::only(pa, BM) : extents{}, rb = r.b_mn ? detail::only(pb, BN) : extents{};
-      const operand_boxes ba = boxes_of(xa, da, ra, e, BM), bb = boxes_of(xb, db, rb, e, BN);
+      const operand_boxes ba = boxes_of(xa, da, ra, e, BM, BK), bb = boxes_of(xb, db, rb, e, BN, BK);
       if (!ba.ok || !bb.ok) return false;
       if (r.a_mn && r.b_mn) {  // both tiles are [k][rows]: their k rows must be in one order
         bool same = ba.n_order == bb.n_order;
@@ -314,17 +318,17 @@ class_plan plan_class(const Views& v) {
     };
     if (!r.a_mn && !r.b_mn && pa != pb) return fail("A and B are contiguous along different k digits");
     if (!r.a_mn || !r.b_mn) {
-      ek = detail::only(!r.a_mn ? pa : pb, swizzle_elems);
+      ek = detail::only(!r.a_mn ? pa : pb, BK);
       if (!k_fits(ek)) return fail("the k-tile is not one box of both operands");
-    } else if (!choose_extents(da.length[2], da.count[2], swizzle_elems, k_fits, ek)) {
+    } else if (!choose_extents(da.length[2], da.count[2], BK, k_fits, ek)) {
       return fail("no k-tile is a box of both operands");
     }
-    auto m_fits = [&](const extents& e) { return boxes_of(xa, da, e, ek, BM).ok; };
-    auto n_fits = [&](const extents& e) { return boxes_of(xb, db, e, ek, BN).ok; };
-    if (r.a_mn) em = detail::mn_rows(xa, da, pa, ek, BM); else if (!choose_extents(da.length[1], da.count[1], BM, m_fits, em)) return fail("no M tile is a box of A");
-    if (r.b_mn) en = detail::mn_rows(xb, db, pb, ek, BN); else if (!choose_extents(db.length[1], db.count[1], BN, n_fits, en)) return fail("no N tile is a box of B");
-    r.a = boxes_of(xa, da, em, ek, BM);
-    r.b = boxes_of(xb, db, en, ek, BN);
+    auto m_fits = [&](const extents& e) { return boxes_of(xa, da, e, ek, BM, BK).ok; };
+    auto n_fits = [&](const extents& e) { return boxes_of(xb, db, e, ek, BN, BK).ok; };
+    if (r.a_mn) em = detail::mn_rows(xa, da, pa, ek, BM, BK); else if (!choose_extents(da.length[1], da.count[1], BM, m_fits, em)) return fail("no M tile is a box of A");
+    if (r.b_mn) en = detail::mn_rows(xb, db, pb, ek, BN, BK); else if (!choose_extents(db.length[1], db.count[1], BN, n_fits, en)) return fail("no N tile is a box of B");
+    r.a = boxes_of(xa, da, em, ek, BM, BK);
+    r.b = boxes_of(xb, db, en, ek, BN, BK);
     if (!r.a.ok) return fail("A: " + r.a.why);
     if (!r.b.ok) return fail("B: " + r.b.why);
     if (r.a_mn && r.b_mn) {  // both tiles are [k][rows]: their k rows must be in one order

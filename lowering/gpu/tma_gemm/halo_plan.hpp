@@ -55,14 +55,14 @@ struct halo_boxes {
   boxes::operand_boxes a;
   halo_plan h;
 };
-inline halo_boxes halo_of(const boxes::view_axes& x, const boxes::view_digits& d, const boxes::extents& em, int rows, int max_rows) {
+inline halo_boxes halo_of(const boxes::view_axes& x, const boxes::view_digits& d, const boxes::extents& em, int rows, int max_rows, int bk) {
   using namespace boxes;
   halo_boxes r;
   auto fail = [&](std::string w) { r.ok = false, r.why = std::move(w); return r; };
   if (!x.ok) return fail(x.why);
   if (d.count[2] < 1 || x.axis[2][0] != 0 || x.coef[2][0] != 1) return fail("the channels are not the first k digit along the contiguous axis");
   operand_boxes& o = r.a;
-  start_box(x, o);
+  start_box(x, o, bk);
   int lo[max_rank] = {}, hi[max_rank] = {};  // each axis's reach from the corner: rows (hi), taps (lo..hi)
   bool by_row[max_rank] = {};
   for (int dim = 0; dim < 3; ++dim)

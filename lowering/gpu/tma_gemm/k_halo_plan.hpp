@@ -54,7 +54,7 @@ inline k_halo_boxes k_halo_of(const boxes::view_axes& x, const boxes::view_digit
   if (contiguous_digit(x, d, inner) != 1 || em.e[inner] != swizzle_elems) return fail("a tile row block is not 64 of the contiguous row digit");
   operand_boxes& o = r.a;
   o.mn_major = true;
-  start_box(x, o);
+  start_box(x, o, swizzle_elems);  // MN-major: 16-bit operands only
   int lo[max_rank] = {}, hi[max_rank] = {}, es[max_rank] = {};  // each axis's reach from the corner, traversal step
   bool by_k[max_rank] = {};
   for (int dim = 0; dim < 3; ++dim)

@@ -58,11 +58,13 @@ std::pair<const void*, const void*> plan_operands(const class_plan& p, const V& 
   return p.transposed ? std::pair<const void*, const void*>{v.b.data, v.a.data} : std::pair<const void*, const void*>{v.a.data, v.b.data};
 }
 
-// TMA's alignment rules: the origin 16-byte aligned, every stride past axis 0 a multiple of 16 bytes.
-inline bool tma_aligned(const arch::tma_box& b, const void* data) {
-  if ((reinterpret_cast<std::uintptr_t>(data) + static_cast<std::uintptr_t>(b.base * 2)) % 16 != 0) return false;
+// TMA's alignment rules for elements of elem_bytes: the origin 16-byte aligned, every stride past axis 0
+// a multiple of 16 bytes (under 2^40). The other limits hold by the plans' construction (arch/tma_box.hpp
+// checks them all at encoding).
+inline bool tma_aligned(const arch::tma_box& b, const void* data, int elem_bytes) {
+  if ((reinterpret_cast<std::uintptr_t>(data) + static_cast<std::uintptr_t>(b.base * elem_bytes)) % 16 != 0) return false;
   for (int x = 1; x < b.rank; ++x)
-    if (b.stride[x] * 2 % 16 != 0 || b.stride[x] * 2 >= (index_t{1} << 40)) return false;
+    if (b.stride[x] * elem_bytes % 16 != 0 || b.stride[x] * elem_bytes >= (index_t{1} << 40)) return false;
   return true;
 }
 
@@ -83,14 +85,15 @@ template <class P, bool T, halo_kind H, class V>
 bool plan_batch(const std::vector<V>& vs, class_plan (&plans)[max_classes], int& orient, std::string& why) {
   for (const V& v : vs)
     if (v.c.data != vs[0].c.data) return why = "the batch writes more than one tensor", false;
-  const batch_plan bp = plan_views_cached<P::BM, P::BN, T, H>(vs);
+  const batch_plan bp = plan_views_cached<P::BM, P::BN, T, H, P::BK>(vs);
   if (!bp.ok) return why = bp.why, false;
   orient = bp.orient;
   for (std::size_t t = 0; t < vs.size(); ++t) {
     plans[t] = bp.plans[t];
     if (!plans[t].ok || !plans[t].has_k) continue;
     const auto [a, b] = plan_operands(plans[t], vs[t]);
-    if (!tma_aligned(plans[t].a.box, a) || !tma_aligned(plans[t].b.box, b)) return why = "an operand is not 16-byte aligned", false;
+    constexpr int eb = sizeof(typename std::remove_cvref_t<decltype(V::a)>::value_type);
+    if (!tma_aligned(plans[t].a.box, a, eb) || !tma_aligned(plans[t].b.box, b, eb)) return why = "an operand is not 16-byte aligned", false;
   }
   return true;
 }

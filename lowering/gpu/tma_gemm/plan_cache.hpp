@@ -58,9 +58,9 @@ std::vector<decltype(std::declval<Batch>().views(0))> views_of(const Batch& batc
   return v;
 }
 
-// Plans every GEMM of the batch (its views vs) for BM x BN tiles, from the views alone; false with the
-// reason where one cannot take the pipeline.
-template <int BM, int BN, bool Transposed = false, halo_kind H = halo_kind::none, class V>
+// Plans every GEMM of the batch (its views vs) for BM x BN x BK tiles, from the views alone; false with
+// the reason where one cannot take the pipeline.
+template <int BM, int BN, bool Transposed = false, halo_kind H = halo_kind::none, int BK = boxes::swizzle_elems, class V>
 batch_plan plan_views(const std::vector<V>& vs) {
   batch_plan r;
   auto fail = [&](std::string w) { r.ok = false, r.why = std::move(w); return r; };
@@ -68,7 +68,7 @@ batch_plan plan_views(const std::vector<V>& vs) {
   for (std::size_t t = 0; t < vs.size(); ++t) {
     const V& v = vs[t];
     if (v.m() == 0 || v.n() == 0) continue;  // no units
-    r.plans[t] = plan_class<BM, BN, Transposed, H>(v);
+    r.plans[t] = plan_class<BM, BN, Transposed, H, BK>(v);
     if (!r.plans[t].ok) return fail(r.plans[t].why);
     // A transposed plan is worth it only where its tiles' rows (the view's N, in boxes: a filter tap's
     // channels are one box) are at least half real; M in a 128-row tile would be half padding anyway.
@@ -170,10 +170,10 @@ class shape_cache {
 };
 
 // plan_views through a per-(tile, transposed, halo kind, views type) shape_cache.
-template <int BM, int BN, bool Transposed = false, halo_kind H = halo_kind::none, class V>
+template <int BM, int BN, bool Transposed = false, halo_kind H = halo_kind::none, int BK = boxes::swizzle_elems, class V>
 batch_plan plan_views_cached(const std::vector<V>& vs, plan_cache_stats* stats = nullptr) {
   static shape_cache<batch_plan> cache;
-  return cache.get(plan_key(vs), [&] { return plan_views<BM, BN, Transposed, H>(vs); }, stats);
+  return cache.get(plan_key(vs), [&] { return plan_views<BM, BN, Transposed, H, BK>(vs); }, stats);
 }
 template <int BM, int BN, class Batch>
 batch_plan plan_views_cached(const Batch& batch, plan_cache_stats* stats = nullptr) {

@@ -28,8 +28,8 @@ __device__ inline void next_k_tile(const digits& k, int (&ck)[nd]) {
 
 template <class E, class P>
 __device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* full, const int (&x)[rank]) {
-  constexpr int box_elems = boxes::swizzle_elems * boxes::swizzle_elems;  // an MN-major box: 64 k x 64 rows
-  constexpr int most = (P::BM > P::BN ? P::BM : P::BN) / boxes::swizzle_elems;
+  constexpr int box_elems = P::BK * P::BK;  // an MN-major box: BK k x BK rows (one 128-byte row each)
+  constexpr int most = (P::BM > P::BN ? P::BM : P::BN) / P::BK;
   TG_UNROLL for (int i = 0; i < most; ++i)
     if (i < o.boxes)
       arch::tma_load(dst + i * box_elems, &o.map, full, o.rank, x[0] + i * o.box_step[0], x[1] + i * o.box_step[1], x[2] + i * o.box_step[2],

@@ -38,7 +38,10 @@ using tg::index_t;
 using tg::multi_index;
 
 namespace tma_plan_check {
-constexpr int BK = tg::boxes::swizzle_elems;
+// A k-tile's depth: one 128-byte row of the operands' elements (boxes::row_elems): 64 of 16 bits, the
+// default of every check below; 32 of fp32 (the tf32 plans, check_tiles_tf32).
+constexpr int BK16 = tg::boxes::swizzle_elems;
+constexpr int BK32 = tg::boxes::row_elems(4);
 
 // The element the TMA brings at linear box position `l` (axis 0 fastest) of a box at coordinates x.
 inline float tma_element(const tg::arch::tma_box& b, const float* data, const int (&x)[tg::boxes::max_rank], int l) {
@@ -74,7 +77,7 @@ inline void corner_of(const tg::tma_gemm::digits& d, index_t t, int (&out)[4]) {
 }
 
 // One operand's tile [rows][BK] as the TMA brings it, through the plan's corners.
-template <class View>
+template <int BK, class View>
 std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, index_t g, const int (&rows)[4], const int (&ks)[4], int R) {
   std::vector<float> t(static_cast<std::size_t>(R) * BK, -1.0f);
   int x[tg::boxes::max_rank] = {};
@@ -100,10 +103,10 @@ inline int halo_plans = 0;     // plans checked whose A is halos
 // A halo plan's A tile for tap `tap`, as the halo kernel's wgmma reads it: the halo box the TMA brings
 // (its corner does not move with the taps), row r of the tile at its block's halo row plus the tap's,
 // 8-row groups group_rows apart.
-template <int BM, class View>
+template <int BM, int BK, class View>
 std::vector<float> fetch_halo(const tg::tma_gemm::class_plan& p, const View& v, index_t g, const int (&rows)[4], const int (&ks)[4], int tap) {
   const auto& h = p.halo;
-  EXPECT_EQ(p.a.box.elements(), h.rows * BK) << "the halo box is its rows of 64 channels";
+  EXPECT_EQ(p.a.box.elements(), h.rows * BK) << "the halo box is its rows of BK channels";
   for (int q = 1; q < 4; ++q)
     for (int a = 0; a < tg::boxes::max_rank; ++a) EXPECT_EQ(p.a.step[2][q][a], 0) << "a tap moves the halo";
   int x[tg::boxes::max_rank] = {};
@@ -132,22 +135,22 @@ inline int taps_plans = 0;     // ... of them on the taps tile
 template <int BM, class View>
 std::vector<float> fetch_k_halo(const tg::tma_gemm::class_plan& p, const View& v, index_t g, const int (&rows)[4], const int (&ks)[4]) {
   const auto& h = p.k_halo;
-  EXPECT_EQ(p.a.box.elements(), h.rows * BK) << "the halo box is its rows of 64 channels";
+  EXPECT_EQ(p.a.box.elements(), h.rows * BK16) << "the halo box is its rows of 64 channels";
   EXPECT_EQ(p.a.boxes, 1);
   int x[tg::boxes::max_rank] = {};
   for (int a = 0; a < p.a.box.rank; ++a) {
     x[a] = p.a.base[a] + p.a.step[0][0][a] * static_cast<int>(g);
     for (int q = 0; q < 4; ++q) x[a] += p.a.step[1][q][a] * rows[q] + p.a.step[2][q][a] * ks[q];
   }
-  std::vector<float> t(static_cast<std::size_t>(BM) * BK, 0.0f);
+  std::vector<float> t(static_cast<std::size_t>(BM) * BK16, 0.0f);
   for (int b = 0; b < BM / 64; ++b) {
     int dm[4];
     if (!digits_at(p.m, rows, 64 * b, dm)) continue;
-    for (int k = 0; k < BK; ++k) {
+    for (int k = 0; k < BK16; ++k) {
       const int row = h.block_row[b] + h.kk_row[k / 16] + (k % 16 / 8) * h.sbo_rows + k % 8;
       EXPECT_GE(row, 0);
       EXPECT_LT(row, h.rows);
-      for (int c = 0; c < 64; ++c) t[static_cast<std::size_t>(64 * b + c) * BK + k] = tma_element(p.a.box, v.data, x, row * BK + c);
+      for (int c = 0; c < 64; ++c) t[static_cast<std::size_t>(64 * b + c) * BK16 + k] = tma_element(p.a.box, v.data, x, row * BK16 + c);
     }
   }
   return t;
@@ -200,7 +203,7 @@ void check_c_store(const Views& v, const tg::tma_gemm::class_plan& p, const tg::
 }
 
 // Every element of every tile of the plan against the views.
-template <int BM, int BN, class Views>
+template <int BM, int BN, int BK = BK16, class Views>
 void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   ASSERT_TRUE(p.ok) << p.why;
   if (p.has_k) {  // the kernel lays the tiles out by the plan's orientation, the TMA by the boxes'
@@ -212,7 +215,7 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   k_halo_plans += p.k_halo.on;
   const index_t G = p.groups;
   long long checked = 0;
-  const auto st = tg::tma_gemm::plan_c_store(p, BN, 2);
+  const auto st = BK == BK16 ? tg::tma_gemm::plan_c_store(p, BN, 2) : tg::tma_gemm::c_store{};  // C's store boxes: 16-bit C
   c_store_plans += st.ok;
   for (index_t g = 0; g < G; ++g)
     for (index_t tm = 0; tm < p.m.count; ++tm)
@@ -256,10 +259,10 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
         for (index_t kt = 0; kt < p.k.count; ++kt) {
           int ck[4];
           corner_of(p.k, kt, ck);
-          const auto ta = p.halo.on     ? fetch_halo<BM>(p, v.a, g, cm, ck, static_cast<int>(kt % p.halo.taps))
+          const auto ta = p.halo.on     ? fetch_halo<BM, BK>(p, v.a, g, cm, ck, static_cast<int>(kt % p.halo.taps))
                           : p.k_halo.on ? fetch_k_halo<BM>(p, v.a, g, cm, ck)
-                                        : fetch(p.a, v.a, g, cm, ck, BM);
-          const auto tb = fetch(p.b, v.b, g, cn, ck, BN);
+                                        : fetch<BK>(p.a, v.a, g, cm, ck, BM);
+          const auto tb = fetch<BK>(p.b, v.b, g, cn, ck, BN);
           for (int k = 0; k < BK; ++k) {
             int dk[4];
             const bool k_in = digits_at(p.k, ck, k, dk);
@@ -358,16 +361,53 @@ bool check_tiles(const Views& v, bool expect) {
   return any;
 }
 
+// The tf32 plans (32 fp32 elements per 128-byte row, class_plan.hpp): every plan of the 32-bit tiles is
+// checked like the 16-bit ones and reads both operands K-major; where the 16-bit orientation has an
+// MN-major operand (backward data's weights, backward weight's both operands, channels-last) the view
+// is refused for that reason. expect: the plain 128x128 plan must exist (K-major operands, enough rows).
+inline int tf32_plans = 0, tf32_halo_plans = 0, tf32_refused_mn = 0;
+template <class Views>
+bool check_tiles_tf32(const Views& v, bool expect) {
+  expect = expect && v.m() >= tg::tma_gemm::min_rows && v.n() >= tg::tma_gemm::min_rows && v.k() > 1;
+  const int orient = tg::tma_gemm::orientation_of(v);
+  bool any = false;
+  auto one = [&](auto bm, auto bn, auto halo) {
+    constexpr int BM = decltype(bm)::value, BN = decltype(bn)::value;
+    constexpr auto H = decltype(halo)::value ? tg::tma_gemm::halo_kind::rows : tg::tma_gemm::halo_kind::none;
+    SCOPED_TRACE(::testing::Message() << "tf32 tile " << BM << "x" << BN << (H == tg::tma_gemm::halo_kind::rows ? " (halo)" : ""));
+    const auto p = tg::tma_gemm::plan_class<BM, BN, false, H, BK32>(v);
+    if (orient > 0 && v.k() > 0) {  // an MN-major operand
+      EXPECT_FALSE(p.ok && p.has_k) << "a tf32 plan with an MN-major operand";
+      if (!p.ok && p.why.find("K-major") != std::string::npos) ++tf32_refused_mn;
+      return;
+    }
+    if (!p.ok) {
+      if (expect && BM == 128 && BN == 128 && H == tg::tma_gemm::halo_kind::none) ADD_FAILURE() << "no tf32 plan: " << p.why;
+      return;
+    }
+    if (p.has_k) EXPECT_FALSE(p.a_mn || p.b_mn) << "a tf32 plan reads an operand MN-major";
+    check_plan<BM, BN, BK32>(v, p);
+    any = true, ++tf32_plans, tf32_halo_plans += p.halo.on;
+  };
+  one(std::integral_constant<int, 128>{}, std::integral_constant<int, 128>{}, std::false_type{});
+  one(std::integral_constant<int, 256>{}, std::integral_constant<int, 128>{}, std::false_type{});
+  one(std::integral_constant<int, 256>{}, std::integral_constant<int, 64>{}, std::false_type{});
+  one(std::integral_constant<int, 256>{}, std::integral_constant<int, 64>{}, std::true_type{});
+  one(std::integral_constant<int, 256>{}, std::integral_constant<int, 128>{}, std::true_type{});
+  return any;
+}
+
 // A backend that plans the GEMM an op program hands it (found by argument-dependent lookup) instead of
 // running it: the forward below is checked as ops/conv_fwd.hpp builds it, not as a copy of its views.
 struct plan_backend {
   bool expect = false;
   int planned = 0;
+  bool tf32 = false;  // check the 32-bit tiles' plans (check_tiles_tf32) instead of the 16-bit ones
 };
 template <class Batch>
 void gemm(plan_backend& be, const Batch& batch, tg::gemm_epilogue, tg::gemm_policy) {
   static_assert(tg::is_single_gemm<Batch>::value, "the forward is one GEMM");
-  be.planned += check_tiles(batch.views(0), be.expect);
+  be.planned += be.tf32 ? check_tiles_tf32(batch.views(0), be.expect) : check_tiles(batch.views(0), be.expect);
 }
 
 inline std::vector<float> nonzero_data(std::size_t n, std::mt19937& rng) {
@@ -385,8 +425,10 @@ auto bwd_weight_views(const tg::ops::conv_problem& pr, const float* y, const flo
   return batch.views(0);
 }
 
+// tf32: the 32-bit tiles' plans (check_tiles_tf32), where channels-last forward problems must get plans
+// and backward data and weight (MN-major operands) none.
 template <int ND>
-int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool channels_last) {
+int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool channels_last, bool tf32 = false) {
   // Dense channels-last 2-d and 3-d problems always get plans; others may be refused (a 1-d stride
   // past 2 with one image has no box of 128 output positions; 3-d groups need six axes).
   const bool expect_plans = channels_last && pr.G == 1 && ND >= 2;
@@ -409,16 +451,17 @@ int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool chann
       SCOPED_TRACE(::testing::Message() << "backward data, class " << t);
       const auto v = batch.views(t);
       if (v.m() == 0 || v.n() == 0) continue;
-      planned += check_tiles(v, expect_plans);
+      planned += tf32 ? check_tiles_tf32(v, false) : check_tiles(v, expect_plans);
     }
   }
   {  // backward weight
     SCOPED_TRACE("backward weight");
-    planned += check_tiles(bwd_weight_views<ND>(pr, y.data(), x.data(), out.data()), expect_plans);
+    const auto v = bwd_weight_views<ND>(pr, y.data(), x.data(), out.data());
+    planned += tf32 ? check_tiles_tf32(v, false) : check_tiles(v, expect_plans);
   }
   {  // the forward convolution (ops/conv_fwd.hpp): y = im2col(x) * w
     SCOPED_TRACE("forward");
-    plan_backend be{expect_plans};
+    plan_backend be{expect_plans, 0, tf32};
     tg::ops::conv_fwd<ND>(be, pr, x.data(), w.data(), out.data());
     planned += be.planned;
   }
@@ -442,12 +485,12 @@ tg::ops::conv_problem random_problem(std::mt19937& rng, tg::ops::conv_layout lay
 }
 
 template <int ND>
-void check_random(tg::ops::conv_layout layout, index_t channel_unit, bool expect_plans) {
+void check_random(tg::ops::conv_layout layout, index_t channel_unit, bool expect_plans, bool tf32 = false) {
   int planned = 0;
   for (const auto seed : seeds()) {
     SCOPED_TRACE(::testing::Message() << "seed " << seed);
     std::mt19937 rng(seed);
-    for (int i = 0; i < 3; ++i) planned += check_problem<ND>(random_problem<ND>(rng, layout, channel_unit), rng, expect_plans);
+    for (int i = 0; i < 3; ++i) planned += check_problem<ND>(random_problem<ND>(rng, layout, channel_unit), rng, expect_plans, tf32);
   }
   if (expect_plans) EXPECT_GT(planned, 0) << "channels-last problems got no plan at all: the test would check nothing";
 }

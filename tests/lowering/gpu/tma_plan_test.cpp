@@ -35,3 +35,22 @@ TEST(TmaPlan, OneChannelPerGroup) {
   check_random<1>(L::nhwgc, 1, false);
   check_random<2>(L::nhwgc, 1, false);
 }
+
+// The tf32 plans (32 fp32 channels per 128-byte row): the channels-last forward's (both operands K-major)
+// exist and bring the views' elements, halos included; backward data and weight (an MN-major operand:
+// wgmma reads tf32 tiles K-major only) are refused for that reason.
+TEST(TmaPlan, Tf32ChannelsLast) {
+  const int plans = tf32_plans, halos = tf32_halo_plans, refused = tf32_refused_mn;
+  check_random<1>(L::nhwgc, 64, true, true);
+  check_random<2>(L::nhwgc, 64, true, true);
+  check_random<3>(L::nhwgc, 64, true, true);
+  EXPECT_GT(tf32_plans, plans) << "no tf32 plan: the test checks nothing";
+  EXPECT_GT(tf32_halo_plans, halos) << "no tf32 halo plan: the random problems no longer test them";
+  EXPECT_GT(tf32_refused_mn, refused) << "no view was refused for an MN-major operand";
+}
+
+// Odd channel counts (a k-tile of 32 past a group's channels reads zero) and groups first.
+TEST(TmaPlan, Tf32OddChannelsAndGroupsFirst) {
+  check_random<2>(L::nhwgc, 24, false, true);
+  check_random<2>(L::gnhwc, 64, true, true);
+}
