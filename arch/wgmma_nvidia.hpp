@@ -76,35 +76,33 @@ __device__ inline void wgmma_pin(float (&d)[R][C]) {
     TG_UNROLL for (int j = 0; j < C; ++j) asm volatile("" : "+f"(d[i][j])::"memory");
 }
 
+// The accumulators as asm operands: 32 (n64) or 64 (n128) floats, %0.. in d's order.
+#define TG_WGMMA_D8(i) "+f"(d[i][0]), "+f"(d[i][1]), "+f"(d[i][2]), "+f"(d[i][3])
+#define TG_WGMMA_D64 TG_WGMMA_D8(0), TG_WGMMA_D8(1), TG_WGMMA_D8(2), TG_WGMMA_D8(3), TG_WGMMA_D8(4), TG_WGMMA_D8(5), TG_WGMMA_D8(6), TG_WGMMA_D8(7)
+#define TG_WGMMA_D128 TG_WGMMA_D64, TG_WGMMA_D8(8), TG_WGMMA_D8(9), TG_WGMMA_D8(10), TG_WGMMA_D8(11), TG_WGMMA_D8(12), TG_WGMMA_D8(13), \
+                      TG_WGMMA_D8(14), TG_WGMMA_D8(15)
+#define TG_WGMMA_R32 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define TG_WGMMA_R64 TG_WGMMA_R32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+                     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+
 #define TG_WGMMA_M64N64K16(TY)          \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " {" \
-               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
-               "}, %32, %33, p, 1, 1, %35, %36;\n}\n" \
-               : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), \
-                 "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), \
-                 "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), \
-                 "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]) \
-               : "l"(a), "l"(b), "r"(scale_d), "n"(TransA), "n"(TransB))
-
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " {" TG_WGMMA_R32 "}, %32, %33, p, 1, 1, %35, %36;\n}\n" \
+               : TG_WGMMA_D64 : "l"(a), "l"(b), "r"(scale_d), "n"(TransA), "n"(TransB))
 #define TG_WGMMA_M64N128K16(TY)          \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
-               "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" \
-               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
-               "}, %64, %65, p, 1, 1, %67, %68;\n}\n" \
-               : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), \
-                 "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), \
-                 "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), \
-                 "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]), \
-                 "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]), \
-                 "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]), \
-                 "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]), \
-                 "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]), "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3]) \
-               : "l"(a), "l"(b), "r"(scale_d), "n"(TransA), "n"(TransB))
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" TG_WGMMA_R64 "}, %64, %65, p, 1, 1, %67, %68;\n}\n" \
+               : TG_WGMMA_D128 : "l"(a), "l"(b), "r"(scale_d), "n"(TransA), "n"(TransB))
+// tf32: no transpose operands (K-major only).
+#define TG_WGMMA_M64N64K8_TF32()          \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {" TG_WGMMA_R32 "}, %32, %33, p, 1, 1;\n}\n" \
+               : TG_WGMMA_D64 : "l"(a), "l"(b), "r"(scale_d))
+#define TG_WGMMA_M64N128K8_TF32()          \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" TG_WGMMA_R64 "}, %64, %65, p, 1, 1;\n}\n" \
+               : TG_WGMMA_D128 : "l"(a), "l"(b), "r"(scale_d))
 
 // d (64 x N, the warpgroup's accumulators, N/8 blocks of 4) += A(64 x 16) * B(16 x N), A and B by
 // descriptor; Trans: 0 K-major, 1 MN-major (16-bit inputs only). scale_d 0 ignores d's old value.
@@ -119,8 +117,26 @@ __device__ inline void wgmma_m64k16(float (&d)[N / 8][4], std::uint64_t a, std::
   }
 #endif
 }
+
+// d (64 x N) += A(64 x 8) * B(8 x N) on fp32 operands read as tf32 (the low 13 mantissa bits ignored),
+// both K-major: tf32 wgmma has no transpose operands. Its k step is 32 bytes of each operand row, as
+// m64nNk16's is of 16-bit ones, so the same descriptors and per-step offsets (in bytes) serve both.
+template <int N>
+__device__ inline void wgmma_m64k8_tf32(float (&d)[N / 8][4], std::uint64_t a, std::uint64_t b, int scale_d = 1) {
+  static_assert(N == 64 || N == 128, "wgmma widths instantiated here: 64 and 128");
+#if defined(__CUDA_ARCH__)
+  if constexpr (N == 64) TG_WGMMA_M64N64K8_TF32(); else TG_WGMMA_M64N128K8_TF32();
+#endif
+}
 #undef TG_WGMMA_M64N64K16
 #undef TG_WGMMA_M64N128K16
+#undef TG_WGMMA_M64N64K8_TF32
+#undef TG_WGMMA_M64N128K8_TF32
+#undef TG_WGMMA_D8
+#undef TG_WGMMA_D64
+#undef TG_WGMMA_D128
+#undef TG_WGMMA_R32
+#undef TG_WGMMA_R64
 #endif  // TG_NV_WGMMA
 
 }  // namespace tg::arch

@@ -130,9 +130,10 @@ def classify(d, unit="ops"):
         detail = f"{m.group(1)} taps x {m.group(2)} rows" if m else ""
     elif kind == "tma gemm":  # tma_gemm_kernel<E, tile<BM, BN, KHalo, Consumers>, AMn, BMn, GEMMs>: one kernel serves every op (params decide)
         op = "conv GEMMs"
-        m = re.search(r"[^_]tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?(?:, (?:\(int\))?\d+)?>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)(?:, (?:\(int\))?(\d+))?>", d)
-        # tma_halo_kernel<E, halo_tile<BM, BN, Resident>, BMn>
-        h = re.search(r"halo_tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?>, (?:\(bool\))?(\w+)>", d)
+        # (tile<BM, BN, KHalo, Consumers, ElemBytes>: the last two may be left out)
+        m = re.search(r"[^_]tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?(?:, (?:\(int\))?\d+){0,2}>, (?:\(bool\))?(\w+), (?:\(bool\))?(\w+)(?:, (?:\(int\))?(\d+))?>", d)
+        # tma_halo_kernel<E, halo_tile<BM, BN, Resident, ElemBytes>, BMn>
+        h = re.search(r"halo_tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?(?:, (?:\(int\))?\d+)?>, (?:\(bool\))?(\w+)>", d)
         mn = lambda b: "MN" if b in ("true", "1") else "K"
         if h:
             detail = f"halo {h.group(1)}x{h.group(2)} A K B {mn(h.group(4))}" + (" resident" if h.group(3) in ("true", "1") else "")
@@ -833,6 +834,8 @@ def nvidia_main(args):
             violations.append("no TMA halo kernel (lowering/gpu/tma_gemm/halo_kernel.hpp) in the sm_90a code")
         if not any(k["detail"].startswith("k-halo") for k in tma):
             violations.append("no TMA k-halo kernel (lowering/gpu/tma_gemm/k_halo_plan.hpp, a_blocks.hpp) in the sm_90a code")
+        if not any(k["dtype"] == "fp32" for k in tma):
+            violations.append("no fp32 TMA GEMM kernel (tf32 tiles: plan.hpp's elem_tile) in the sm_90a code")
         ptx = ptx_kernels(archive)
         for k in tma:
             tag = f"sm_90 {k['dtype']}: tma gemm {k['detail']} [{k['symbol'][:60]}...]"
@@ -843,6 +846,8 @@ def nvidia_main(args):
                 violations.append(f"{tag}: no PTX for it in the fatbin (compute_90a)")
             elif "cp.async.bulk.tensor" not in text or "wgmma.mma_async" not in text:
                 violations.append(f"{tag}: its PTX lacks cp.async.bulk.tensor or wgmma.mma_async")
+            elif k["dtype"] == "fp32" and ".f32.tf32.tf32" not in text:
+                violations.append(f"{tag}: its PTX has no tf32 wgmma (wgmma.mma_async...f32.tf32.tf32)")
         print(f"\nTMA GEMM kernels (sm_90a): {len(tma)}; PTX entries read: {len(ptx)}")
     if args.check:  # relayout's fast paths (lowering/gpu/relayout.hpp): 16-byte global loads and stores, per element type
         ptx = ptx_kernels(archive)

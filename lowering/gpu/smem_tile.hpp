@@ -43,7 +43,8 @@ TG_FN auto smem_tile_desc() {
   }
 }
 
-// The wgmma descriptor of the 16-bit operand sub-tile at (r0, k0) (rows r0.., k0..k0+15) of a shared
+// The wgmma descriptor of the operand sub-tile at (r0, k0) (rows r0.., 32 bytes of k from k0: k16 of
+// 16-bit elements, k8 of fp32 read as tf32, K-major only) of a shared
 // tile in smem_tile_desc's layout starting at shared address `tile`: [Rows][BK] (k contiguous,
 // K-major: the 32/64/128-byte swizzle of its row width, 8-row groups SBO apart) or, rows_fast,
 // [BK][Rows] (rows contiguous, MN-major: 128-byte swizzle, column blocks of 64 rows LBO apart, 8-k
@@ -55,7 +56,7 @@ TG_FN auto smem_tile_desc() {
 // below 256 KB, so adding the offset never carries out of it.
 template <index_t Rows, index_t BK, class E, bool RowsFast>
 TG_FN std::uint64_t wgmma_tile_desc(std::uint32_t tile) {
-  static_assert(sizeof(E) == 2, "wgmma descriptors here are for 16-bit elements");
+  static_assert(sizeof(E) == 2 || (sizeof(E) == 4 && !RowsFast), "wgmma descriptors here: 16-bit elements, or fp32 (tf32) K-major");
   if constexpr (!RowsFast) {
     constexpr index_t row_bytes = BK * sizeof(E);
     static_assert(row_bytes == 32 || row_bytes == 64 || row_bytes == 128, "a K-major row is one swizzle width");

@@ -3,7 +3,7 @@
 // smem_tile_desc's layout, K-major or MN-major, multiplies them with two wgmma k16 steps through
 // wgmma_operand's descriptors, and stores D through the accumulator layout the GEMM's epilogue uses
 // (mma.m16n8's C layout per n8 block). The host compares with A*B + C; inputs are exact, so a correct
-// layout matches bit for bit, and D is poisoned first. Needs sm_90a; exits 77 without a GPU or on
+// layout matches bit for bit, and D is poisoned first; and the tf32 atom on fp32 tiles (check_tf32). Needs sm_90a; exits 77 without a GPU or on
 // another architecture. Built by tests/CMakeLists.txt for sm_90a.
 #include <cstdint>
 #include <cstdio>
@@ -50,6 +50,43 @@ __global__ void wgmma_kernel(const std::uint16_t* a, const std::uint16_t* b, con
   ta::wgmma_fence();
   for (int k0 = 0; k0 < K; k0 += 16)
     ta::wgmma_m64k16<N, Bf16, AMn, BMn>(acc, gg::wgmma_operand<M, K, tg::half_t, AMn>(a_addr, 0, k0), gg::wgmma_operand<N, K, tg::half_t, BMn>(b_addr, 0, k0));
+  ta::wgmma_commit();
+  ta::wgmma_wait<0>();
+  ta::wgmma_pin(acc);
+#endif
+  for (int j = 0; j < N / 8; ++j)
+    for (int e = 0; e < 4; ++e) {
+      const ta::frag_coord x = ta::mma_m16n8k16_f16::c_coord(lane, e);
+      d[(warp * 16 + x.row) * N + 8 * j + x.col] = acc[j][e];
+    }
+}
+
+// tf32: A (64 x 32) and B (32 x N) of fp32, both K-major (tf32 wgmma takes no other), staged in the
+// 128-byte rows of the TMA pipeline's fp32 tiles (lowering/gpu/tma_gemm/plan.hpp: BK 32), multiplied
+// with four k8 steps 32 bytes apart. The inputs are exact in tf32, so a correct atom matches bit for bit.
+constexpr int K32 = 32;
+template <int N>
+__global__ void wgmma_tf32_kernel(const float* a, const float* b, const float* c, float* d) {
+  __shared__ __align__(1024) float as[M * K32];
+  __shared__ __align__(1024) float bs[K32 * N];
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const auto a_rk = gg::smem_tile_desc<M, K32, float>();
+  const auto b_nk = gg::smem_tile_desc<N, K32, float>();
+  for (int e = tid; e < M * K32; e += 128) as[a_rk.offset({{e / K32, e % K32}})] = a[e];
+  for (int e = tid; e < K32 * N; e += 128) bs[b_nk.offset({{e % N, e / N}})] = b[e];  // b: [k][n]
+  float acc[N / 8][4];
+  for (int j = 0; j < N / 8; ++j)
+    for (int e = 0; e < 4; ++e) {
+      const ta::frag_coord x = ta::mma_m16n8k16_f16::c_coord(lane, e);
+      acc[j][e] = c[(warp * 16 + x.row) * N + 8 * j + x.col];
+    }
+#if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
+  ta::fence_proxy_async_shared();
+  __syncthreads();
+  const auto a_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(as)), b_addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(bs));
+  ta::wgmma_fence();
+  for (int k0 = 0; k0 < K32; k0 += 8)
+    ta::wgmma_m64k8_tf32<N>(acc, gg::wgmma_operand<M, K32, float, false>(a_addr, 0, k0), gg::wgmma_operand<N, K32, float, false>(b_addr, 0, k0));
   ta::wgmma_commit();
   ta::wgmma_wait<0>();
   ta::wgmma_pin(acc);
@@ -141,6 +178,17 @@ bool check(unsigned seed) {
   std::snprintf(name, sizeof name, "wgmma m64n%dk16 %s, A %s, B %s", N, Bf16 ? "bf16" : "f16", AMn ? "MN-major" : "K-major", BMn ? "MN-major" : "K-major");
   return ta::check::report(name, dd.download(), ta::check::reference(a, b, c, M, N, K));
 }
+template <int N>
+bool check_tf32(unsigned seed) {
+  const auto a = ta::check::exact_values(M * K32, seed), b = ta::check::exact_values(K32 * N, seed + 1), c = ta::check::exact_values(M * N, seed + 2);
+  ta::device_buffer<float> da(a), db(b), dc(c), dd(c.size());
+  dd.fill_bytes(0xff);
+  TG_LAUNCH(wgmma_tf32_kernel<N>, dim3(1), dim3(128), 0, nullptr, da.data(), db.data(), dc.data(), dd.data());
+  ta::synchronize();
+  char name[96];
+  std::snprintf(name, sizeof name, "wgmma m64n%dk8 tf32, A and B K-major", N);
+  return ta::check::report(name, dd.download(), ta::check::reference(a, b, c, M, N, K32));
+}
 }  // namespace
 
 int main() {
@@ -161,6 +209,8 @@ int main() {
   ok = check<64, false, false, true>(5) && ok;
   ok = check<64, false, true, false>(6) && ok;
   ok = check<128, true, false, true>(7) && ok;
+  ok = check_tf32<64>(11) && ok;
+  ok = check_tf32<128>(12) && ok;
   for (int pitch : {10, 24})  // a 3x3 tap's window in an 8-wide tile's halo (10) and a 3-d one's (24 = 8 + 16)
     for (int p0 : {0, 1, 2, pitch, pitch + 1, 2 * pitch + 2}) ok = check_window<false>(pitch, p0, 8 + static_cast<unsigned>(p0)) && ok;
   for (int pitch : {8, 10, 18})  // a k-halo's k-tile rows: 8 wide with no reach, 8 + 2, 16 + 2

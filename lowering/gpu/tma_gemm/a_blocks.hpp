@@ -15,18 +15,18 @@ namespace tg::tma_gemm {
 #if defined(TG_NV_WGMMA)
 template <class E, class P, bool AMn>
 struct a_box_blocks {
-  static constexpr int block_bytes = 64 * P::BK * 2;
+  static constexpr int block_bytes = 64 * boxes::swizzle_bytes;
   std::uint32_t first;  // this warpgroup's first block's offset in the stage
   __device__ a_box_blocks(const launch_args&, const gemm_class&, const unit&, int wg) : first(wg * P::row_blocks * block_bytes) {}
   __device__ std::uint64_t desc(std::uint32_t stage, int b, int kk) const {
     using namespace gpu_gemm;
-    return wgmma_tile_desc<64, P::BK, E, AMn>(stage + first + b * block_bytes) + wgmma_sub_offset<64, P::BK, E, AMn>(0, kk * 16);
+    return wgmma_tile_desc<64, P::BK, E, AMn>(stage + first + b * block_bytes) + wgmma_sub_offset<64, P::BK, E, AMn>(0, kk * P::k_step);
   }
 };
 
 template <class E, class P, bool AMn>
 struct a_halo_blocks {
-  static_assert(AMn, "a k-halo is MN-major");
+  static_assert(AMn && sizeof(E) == 2, "a k-halo is MN-major: 16-bit");
   std::uint64_t base;                   // the descriptor of halo row 0 with the stage address left out
   std::uint32_t block[P::row_blocks];   // descriptor start units (16 bytes) of each block's tap shift
   std::uint32_t step[P::BK / 16];       // ... of each k16 step's first position

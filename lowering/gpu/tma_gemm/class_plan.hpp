@@ -124,7 +124,7 @@ class_plan plan_halo(class_plan r, const boxes::view_digits& da, const boxes::vi
   const extents ek = only(0, BK);
   if (da.length[2][0] % BK != 0 && !xa.exact[2][0] && !xb.exact[2][0]) return fail("a k-tile past K would not read zero");
   extents em, en;
-  constexpr int max_rows = halo_rows_for(BN);
+  constexpr int max_rows = halo_rows_for(BN, swizzle_bytes / BK);
   if (!choose_extents(da.length[1], da.count[1], BM, [&](const extents& e) { return halo_of(xa, da, e, BM, max_rows, BK).ok; }, em))
     return fail("no M tile is a halo of A");
   const halo_boxes ha = halo_of(xa, da, em, BM, max_rows, BK);

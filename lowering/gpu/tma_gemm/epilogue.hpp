@@ -88,17 +88,19 @@ struct c_writer {
   // staging rows' 16-byte chunks are XOR-swizzled by row: the pairs' writes and the runs' reads are
   // both free of bank conflicts.
   __device__ void block_staged(int b, const float (&v)[P::BN / 8][4], unsigned char* rows) const {
-    constexpr int chunks = P::BN / 8, row_bytes = P::BN * 2;
-    struct alignas(4) two { E x, y; };
+    // V elements per 16-byte chunk (8 of 16 bits, 4 of fp32); a pair (columns 8 j + 2 quad, + 1) lies in
+    // chunk 8 j / V + 2 quad / V at byte (2 quad % V) x the element size.
+    constexpr int V = 16 / static_cast<int>(sizeof(E)), chunks = P::BN / V, row_bytes = P::BN * static_cast<int>(sizeof(E));
+    struct alignas(2 * sizeof(E)) two { E x, y; };
     const int lane = threadIdx.x % 32;
-    TG_UNROLL for (int j = 0; j < chunks; ++j) TG_UNROLL for (int h = 0; h < 2; ++h) {
-      const int r = lane / 4 + 8 * h;
-      *reinterpret_cast<two*>(rows + r * row_bytes + (j ^ (r & 7)) * 16 + 4 * quad) =
+    TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int h = 0; h < 2; ++h) {
+      const int r = lane / 4 + 8 * h, ch = 8 * j / V + 2 * quad / V;
+      *reinterpret_cast<two*>(rows + r * row_bytes + (ch ^ (r & 7)) * 16 + (2 * quad % V) * static_cast<int>(sizeof(E))) =
           two{arch::cvt_from_float<E>(alpha * v[j][2 * h]), arch::cvt_from_float<E>(alpha * v[j][2 * h + 1])};
     }
     arch::warp_sync();
     TG_UNROLL for (int i = 0; i < chunks / 2; ++i) {  // 16 x chunks runs, 32 lanes
-      const int l = i * 32 + lane, r = l / chunks, ch = l % chunks, col = 8 * ch;
+      const int l = i * 32 + lane, r = l / chunks, ch = l % chunks, col = V * ch;
       // Row r's offset and bound from the lane that holds it (wgmma's layout: lane 4 (r % 8), half r / 8).
       const long long off0 = arch::warp_shuffle(row_ok[b][0] ? row_off[b][0] : -1, (r % 8) * 4);
       const long long off1 = arch::warp_shuffle(row_ok[b][1] ? row_off[b][1] : -1, (r % 8) * 4);
@@ -106,7 +108,7 @@ struct c_writer {
       if (off < 0 || col >= left) continue;
       const unsigned char* run = rows + r * row_bytes + (ch ^ (r & 7)) * 16;
       E* const p = out + off + col0 + col;
-      if (col + 8 <= left) {
+      if (col + V <= left) {
         *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(run);
       } else {
         for (int e = 0; e < left - col; ++e) p[e] = reinterpret_cast<const E*>(run)[e];
@@ -162,7 +164,7 @@ __device__ inline void epilogue(const launch_args& a, const gemm_class& c, const
       return;
     }
   }
-  if constexpr (!P::lean_consumers && P::BN % c_box_cols == 0) {
+  if constexpr (!P::lean_consumers && P::BN % c_box_cols == 0 && sizeof(E) == 2) {  // store boxes of 16-bit C (c_store_plan.hpp)
     if (a.c_tma) {
       TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) block_stored<E, P>(a, c, w, wg, b, acc[b], rows);
       return;

@@ -13,6 +13,7 @@
 #include "arch/warpgroup_regs_nvidia.hpp"
 #include "arch/wgmma_nvidia.hpp"
 #include "lowering/gpu/smem_tile.hpp"
+#include "lowering/gpu/tma_gemm/consumer.hpp"
 #include "lowering/gpu/tma_gemm/epilogue.hpp"
 #include "lowering/gpu/tma_gemm/producer.hpp"
 
@@ -100,7 +101,6 @@ __device__ inline void consume_halo_tile(const launch_args& a, const halo_smem<E
                                          long long ke, int wg, float (&acc)[P::row_blocks][P::BN / 8][4], bool b_fresh,
                                          std::uint32_t b_parity, bool b_last) {
   const bool release_b = !P::resident || b_last;
-  constexpr bool bf16 = std::is_same_v<E, bf16_t>;
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b)
     TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int e = 0; e < 4; ++e) acc[b][j][e] = 0.0f;
   const std::uint32_t sbo = static_cast<std::uint32_t>(a.halo.group_rows) * 128u;
@@ -113,14 +113,14 @@ __device__ inline void consume_halo_tile(const launch_args& a, const halo_smem<E
     const std::uint32_t h0 = arch::smem_addr(s.halo(hr.stage)) + 128u * static_cast<std::uint32_t>(a.halo.tap_row[tap]);
     const std::uint64_t db = gpu_gemm::wgmma_tile_desc<P::BN, P::BK, E, BMn>(arch::smem_addr(s.b(bs)));
     arch::wgmma_fence();
-    TG_UNROLL for (int kk = 0; kk < P::BK / 16; ++kk) {
-      const std::uint64_t ob = gpu_gemm::wgmma_sub_offset<P::BN, P::BK, E, BMn>(0, kk * 16);
+    TG_UNROLL for (int kk = 0; kk < P::k_steps; ++kk) {
+      const std::uint64_t ob = gpu_gemm::wgmma_sub_offset<P::BN, P::BK, E, BMn>(0, kk * P::k_step);
       TG_UNROLL for (int b = 0; b < P::row_blocks; ++b) {
         const std::uint32_t start = h0 + 128u * static_cast<std::uint32_t>(a.halo.block_row[wg * P::row_blocks + b]);
-        // A K-major 128-byte-swizzled block: rows 128 bytes apart, groups of 8 sbo apart; k16 step kk
+        // A K-major 128-byte-swizzled block: rows 128 bytes apart, groups of 8 sbo apart; k step kk
         // 32 bytes on (the swizzle is of the address bits, so any row may start a block).
         const std::uint64_t da = arch::smem_matrix_desc(start, 16, sbo, arch::smem_swizzle::b128) + 2u * static_cast<std::uint32_t>(kk);
-        arch::wgmma_m64k16<P::BN, bf16, 0, BMn>(acc[b], da, db + ob);
+        mma_k_step<E, P::BN, false, BMn>(acc[b], da, db + ob);
       }
     }
     arch::wgmma_commit();

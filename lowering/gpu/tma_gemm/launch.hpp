@@ -114,7 +114,8 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   constexpr int C = Halo || is_single_gemm<Batch>::value ? 1 : max_classes;
   if (batch.count() > C) return why = "more GEMMs than the kernel's parameter holds", false;
   if (!kernel_runs_here<E, P, AMn, BMn, Halo, C>()) return why = "not an sm_90a GPU and build", false;
-  const arch::tma_elem te = std::is_same_v<E, half_t> ? arch::tma_elem::f16 : arch::tma_elem::bf16;
+  static_assert(P::BK * sizeof(E) == boxes::swizzle_bytes, "a tile's k-tile is one 128-byte row of E");
+  const arch::tma_elem te = std::is_same_v<E, half_t> ? arch::tma_elem::f16 : std::is_same_v<E, bf16_t> ? arch::tma_elem::bf16 : arch::tma_elem::f32;
   const V& v0 = vs[0];
   args<C> a{};
   a.classes = static_cast<int>(batch.count());
@@ -161,7 +162,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
     a.c_vectors = a.c_vectors && c_columns_vector<E>(p, v.c.data);
   }
   const char* c_why = nullptr;  // why C is not stored as TMA boxes where the schedule asks for them
-  if constexpr (!P::lean_consumers && pow2_rows<P> && P::BN % c_box_cols == 0) {  // C as TMA store boxes where every class's is
+  if constexpr (!P::lean_consumers && pow2_rows<P> && P::BN % c_box_cols == 0 && sizeof(E) == 2) {  // C as TMA store boxes where every class's is
     a.c_tma = a.c_vectors && sm90_schedule().tma_store;
     c_store st[C];
     for (index_t t = 0; a.c_tma && t < batch.count(); ++t)
@@ -201,7 +202,9 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
 template <class E, class P, class Batch, class V>
 bool launch_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol,
                  const class_plan (&plans)[max_classes], int orient, std::string& why) {
-  if (orient == 1) return launch_plans<E, P, false, true, true>(be, batch, vs, ep, pol, plans, why);
+  if constexpr (sizeof(E) == 2) {  // tf32 halos: K-major B only
+    if (orient == 1) return launch_plans<E, P, false, true, true>(be, batch, vs, ep, pol, plans, why);
+  }
   if (orient == 0) return launch_plans<E, P, false, false, true>(be, batch, vs, ep, pol, plans, why);
   return why = "a halo needs K-major A", false;
 }
@@ -212,13 +215,13 @@ bool launch_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, 
 // crosses into another group at most about every other unit (packed narrow groups: group_packing.hpp).
 template <class E, int BN, class Batch, class V>
 bool run_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gemm_epilogue ep, gemm_policy pol, std::string& why) {
-  using P = halo_tile<256, BN>;
+  using P = halo_tile<256, BN, false, static_cast<int>(sizeof(E))>;
   class_plan plans[max_classes];
   int orient;
   if (!plan_batch<P, false, halo_kind::rows>(vs, plans, orient, why)) return false;
   const class_plan& p = plans[0];
   if (!p.ok || !p.has_k || p.halo.taps < 2) return why = "no taps to share a halo", false;
-  if constexpr (BN == 64) {
+  if constexpr (BN == 64 && sizeof(E) == 2) {
     using R = halo_tile<256, 64, true>;
     const long long units = static_cast<long long>(p.groups) * p.m.count, run = (units + be.processors() - 1) / be.processors();
     if (p.n.count == 1 && (p.groups == 1 || p.m.count >= 2 * run) && p.k.count <= R::stages && p.halo.rows <= R::halo_rows)
@@ -273,7 +276,10 @@ bool run_tile(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gem
   class_plan plans[max_classes];
   int orient;
   if (!plan_batch<P, T, halo_kind::none>(vs, plans, orient, why)) return false;
-  if constexpr (T) {  // instantiated for backward weight's orientation only (run below)
+  if constexpr (sizeof(E) == 4) {  // tf32: K-major operands only (the plans refuse the others)
+    if (orient > 0) return why = "tf32 tiles read K-major operands only", false;
+    return launch_plans<E, P, false, false>(be, batch, vs, ep, pol, plans, why);
+  } else if constexpr (T) {  // instantiated for backward weight's orientation only (run below)
     if (orient != 3) return why = "no transposed tile for this orientation", false;
     return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
   } else if constexpr (P::BN < 128) {  // instantiated where A is K-major only (plan.hpp)
@@ -283,7 +289,7 @@ bool run_tile(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gem
     if (orient == 3) return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
     if (orient == 0) return launch_plans<E, P, false, false>(be, batch, vs, ep, pol, plans, why);
   }
-  return launch_plans<E, P, false, true>(be, batch, vs, ep, pol, plans, why);  // also a batch that reads nothing
+  if constexpr (sizeof(E) == 2) return launch_plans<E, P, false, true>(be, batch, vs, ep, pol, plans, why);  // also a batch that reads nothing
 }
 
 // Runs the batch on the TMA pipeline, or says why not.
@@ -291,11 +297,12 @@ template <class Batch>
 bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, std::string& why) {
   using V = decltype(batch.views(0));
   using E = gpu_gemm::elem_t<decltype(V::a)>;
-  constexpr bool b16 = std::is_same_v<E, half_t> || std::is_same_v<E, bf16_t>;
-  if constexpr (!b16 || !std::is_same_v<E, gpu_gemm::elem_t<decltype(V::b)>> || !std::is_same_v<E, gpu_gemm::elem_t<decltype(V::c)>>) {
-    why = "element type: the TMA pipeline takes fp16 and bf16";
+  constexpr bool b16 = std::is_same_v<E, half_t> || std::is_same_v<E, bf16_t>, f32 = std::is_same_v<E, float>;
+  if constexpr (!(b16 || f32) || !std::is_same_v<E, gpu_gemm::elem_t<decltype(V::b)>> || !std::is_same_v<E, gpu_gemm::elem_t<decltype(V::c)>>) {
+    why = "element type: the TMA pipeline takes fp16, bf16 and fp32 (as tf32)";
     return false;
   } else {
+    if (f32 && !sm90_schedule().tf32) return why = "fp32 on tf32 TMA tiles is off (TG_TMA_TF32=1: not yet run on a GPU)", false;
     if (ep.op != epilogue_op::store) return why = "an accumulating epilogue", false;
     if (batch.count() > max_classes) return why = "more than " + std::to_string(max_classes) + " GEMMs in the batch", false;
     const std::vector<V> vs = views_of(batch);  // built once: col2im views cost microseconds each
@@ -321,27 +328,29 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     // one halo of x per k-tile (transposed: the taps tile, a 3x3 filter plane per tile, or 256x64). With
     // more, each 64-column tile brings its own halo and the untransposed 256x128 boxes are faster
     // (performance.md section 27: C256 14x14 108 against 100 us, C512 7x7 191 against 119).
-    if constexpr (k_halo_views<Batch>()) {
+    if constexpr (k_halo_views<Batch>() && b16) {
       if (sched.k_halo && !sched.force_tile && orient == 3 && vs.size() == 1 && max_m <= sched.k_halo_max_columns && run_k_halo<E>(be, batch, vs, ep, pol, max_m, why256))
         return why = why256, true;
     }
     // A single GEMM with both operands MN-major (backward weight) whose M fills at most a 64-column
     // tile while N fills 256-row ones: run as C^T = B^T A^T with 256x64 tiles instead of a half-empty
     // 128-row tile re-reading A for every one of N's tiles.
-    if (sched.transpose_narrow && !sched.force_tile && orient == 3 && vs.size() == 1 && max_m <= 64 && max_n >= 256) {
-      if (run_tile<E, tile<256, 64>, true>(be, batch, vs, ep, pol, why256)) return why = why256, true;
+    if constexpr (b16) {
+      if (sched.transpose_narrow && !sched.force_tile && orient == 3 && vs.size() == 1 && max_m <= 64 && max_n >= 256) {
+        if (run_tile<E, tile<256, 64>, true>(be, batch, vs, ep, pol, why256)) return why = why256, true;
+      }
     }
     switch (sched.force_tile ? sched.tile : choose_tile(max_m, max_n, orient >= 2)) {
       case tile_kind::m256n64:
-        if (run_tile<E, tile<256, 64>>(be, batch, vs, ep, pol, why256)) return why = why256, true;
+        if (run_tile<E, elem_tile<E, 256, 64>>(be, batch, vs, ep, pol, why256)) return why = why256, true;
         [[fallthrough]];
       case tile_kind::m128n64:
-        return run_tile<E, tile<128, 64>>(be, batch, vs, ep, pol, why);
+        return run_tile<E, elem_tile<E, 128, 64>>(be, batch, vs, ep, pol, why);
       case tile_kind::m256n128:
-        if (run_tile<E, tile<256, 128>>(be, batch, vs, ep, pol, why256)) return why = why256, true;
+        if (run_tile<E, elem_tile<E, 256, 128>>(be, batch, vs, ep, pol, why256)) return why = why256, true;
         [[fallthrough]];
       default:
-        return run_tile<E, tile<128, 128>>(be, batch, vs, ep, pol, why);
+        return run_tile<E, elem_tile<E, 128, 128>>(be, batch, vs, ep, pol, why);
     }
   }
 }

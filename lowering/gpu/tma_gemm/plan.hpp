@@ -6,17 +6,21 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include "lowering/gpu/boxes.hpp"
 #include "lowering/gpu/split_k.hpp"
 
 namespace tg::tma_gemm {
 // BM rows (the consumer warpgroups, two but for the taps tile's three, share them in m64 blocks of wgmma), BN columns (wgmma n),
-// BK = 64 (one 128-byte swizzled row of 16-bit elements), as many stages as shared memory holds.
+// BK = one 128-byte swizzled row of the elements (ElemBytes: 64 of 16 bits; 32 of fp32, read by wgmma as
+// tf32, K-major operands only), as many stages as shared memory holds.
 constexpr int k_halo_rows = 128;  // the most rows of a k-halo (k_halo_tile below)
-template <int BM_, int BN_, bool KHalo = false, int Consumers = 2>
+template <int BM_, int BN_, bool KHalo = false, int Consumers = 2, int ElemBytes = 2>
 struct tile {
   static constexpr bool resident = false;  // B goes through the k-tile ring (halo_tile may keep it)
   static constexpr bool k_halo = KHalo;    // A's stage holds one halo of k_halo_rows rows (k_halo_tile)
-  static constexpr int BM = BM_, BN = BN_, BK = 64;
+  static constexpr int BM = BM_, BN = BN_, BK = boxes::row_elems(ElemBytes);
+  static_assert(ElemBytes == 2 || (ElemBytes == 4 && !KHalo), "16-bit tiles, or fp32 ones without a k-halo (MN-major)");
+  static constexpr int k_steps = 4, k_step = BK / k_steps;  // wgmma k steps per k-tile: 32 bytes of each row (k16, or k8 of tf32)
   static constexpr int consumers = Consumers;
   static constexpr int row_blocks = BM / 64 / consumers;  // m64 blocks per consumer warpgroup
   static_assert(row_blocks * 64 * consumers == BM, "BM: whole m64 blocks per consumer");
@@ -34,10 +38,10 @@ struct tile {
   // once (bf16 spilled 8: its epilogue works out one block's rows at a time).
   static constexpr bool lean_consumers = consumers > 2;
   static_assert(128 * producer_regs + 128 * consumers * consumer_regs <= threads * entry_regs, "setmaxnreg would wait forever");
-  static constexpr int a_bytes = (KHalo ? k_halo_rows : BM) * BK * 2, b_bytes = BN * BK * 2;
+  static constexpr int a_bytes = (KHalo ? k_halo_rows : BM) * boxes::swizzle_bytes, b_bytes = BN * boxes::swizzle_bytes;
   static constexpr int stage_bytes = a_bytes + b_bytes;
   static constexpr int smem_limit = 227 * 1024;  // sm_90's per-block opt-in maximum
-  static constexpr int epi_warp_bytes = 16 * BN * 2;           // a consumer warp's 16 rows of C (the epilogue's staging)
+  static constexpr int epi_warp_bytes = 16 * BN * ElemBytes;   // a consumer warp's 16 rows of C (the epilogue's staging)
   static constexpr int epi_bytes = 4 * consumers * epi_warp_bytes;
   static constexpr int ring_room = smem_limit - 1024 - 256 - epi_bytes;
   static constexpr int stages = ring_room / stage_bytes > 8 ? 8 : ring_room / stage_bytes;
@@ -45,6 +49,10 @@ struct tile {
   static constexpr int smem_bytes = 1024 /* alignment slack */ + stages * stage_bytes + epi_bytes + barrier_bytes;
   static_assert(row_blocks >= 1 && stages >= 3, "tile shape");
 };
+
+// The plain tile for elements E (16-bit, or fp32 as tf32).
+template <class E, int BM, int BN>
+using elem_tile = tile<BM, BN, false, 2, static_cast<int>(sizeof(E))>;
 
 // The k-halo tile (k_halo_plan.hpp; backward weight transposed): `tile`'s kernel and roles, with A's
 // stage one halo box of at most k_halo_rows rows (a 2-d 8x8 k-tile of 4 taps: 80) that the tile's 4
@@ -66,13 +74,17 @@ using k_halo_taps_tile = tile<64 * taps_tile_blocks, 64, true, 3>;
 // (a 3-d 4x8x8 tile's 6x10x10 halo), 448 with 128 (a 2-d 4x8x8 tile's 400). Resident: B is one N tile
 // of at most 12 k-tiles (a 2-d 3x3 layer with 64 channels), the same for every tile of the GEMM, so it
 // is loaded once per persistent block into 12 stages and stays; only the halos move (448 rows).
-constexpr int halo_rows_for(int bn) { return bn <= 64 ? 640 : 448; }
-template <int BM_, int BN_, bool Resident = false>
+// fp32 (tf32) tiles stage C in twice the bytes, so the 128-column halo is 384 rows there (a 2-d 3x3 layer's
+// 256-row tiles need 324-340), leaving the ring four stages; no resident B (its k-tiles are half as deep).
+constexpr int halo_rows_for(int bn, int elem_bytes = 2) { return bn <= 64 ? 640 : elem_bytes == 2 ? 448 : 384; }
+template <int BM_, int BN_, bool Resident = false, int ElemBytes = 2>
 struct halo_tile {
   static constexpr bool resident = Resident;
   static constexpr bool k_halo = false;
   static constexpr bool lean_consumers = false;
-  static constexpr int BM = BM_, BN = BN_, BK = 64;
+  static constexpr int BM = BM_, BN = BN_, BK = boxes::row_elems(ElemBytes);
+  static_assert(ElemBytes == 2 || (ElemBytes == 4 && !Resident), "16-bit halo tiles, or fp32 ones without a resident B");
+  static constexpr int k_steps = 4, k_step = BK / k_steps;
   static constexpr int consumers = 2;
   static constexpr int row_blocks = BM / 64 / consumers;
   static constexpr int threads = 128 * (1 + consumers);
@@ -80,11 +92,11 @@ struct halo_tile {
   static constexpr int producer_regs = 56;
   static constexpr int consumer_regs = 224;
   static_assert(128 * producer_regs + 128 * consumers * consumer_regs <= threads * entry_regs, "setmaxnreg would wait forever");
-  static constexpr int halo_rows = Resident ? 448 : halo_rows_for(BN), halo_bytes = halo_rows * 128, halo_stages = 2;
-  static constexpr int b_bytes = BN * BK * 2;
+  static constexpr int halo_rows = Resident ? 448 : halo_rows_for(BN, ElemBytes), halo_bytes = halo_rows * boxes::swizzle_bytes, halo_stages = 2;
+  static constexpr int b_bytes = BN * boxes::swizzle_bytes;
   static constexpr int stage_bytes = b_bytes;  // the k-tile ring holds B
   static constexpr int smem_limit = 227 * 1024;
-  static constexpr int epi_warp_bytes = 16 * BN * 2;
+  static constexpr int epi_warp_bytes = 16 * BN * ElemBytes;
   static constexpr int epi_bytes = 4 * consumers * epi_warp_bytes;
   static constexpr int ring_room = smem_limit - 1024 - 512 - epi_bytes - halo_stages * halo_bytes;
   static constexpr int stages = Resident ? 12 : ring_room / stage_bytes > 8 ? 8 : ring_room / stage_bytes;
@@ -156,7 +168,7 @@ constexpr long long choose_splits(long long tiles, long long sms, long long k_ti
 // to 8 splits (one unit reads 8 x 128 KB from L2 in a few us), by a kernel of their own past that. An experiment may override any field without a
 // rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0,
 // TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1, TG_TMA_HALO=0|1,
-// TG_TMA_K_HALO=0|1, TG_TMA_K_HALO_TAPS=0|1, TG_TMA_K_HALO_MAX_COLUMNS=n, TG_TMA_STORE=0|1, TG_TMA_SPLIT_COST=write,read
+// TG_TMA_K_HALO=0|1, TG_TMA_K_HALO_TAPS=0|1, TG_TMA_K_HALO_MAX_COLUMNS=n, TG_TMA_STORE=0|1, TG_TMA_TF32=0|1, TG_TMA_SPLIT_COST=write,read
 // (0,0: splits chosen by the fill of the waves alone, as before section 23).
 struct schedule {
   bool release_early = false;
@@ -168,6 +180,7 @@ struct schedule {
   bool k_halo_taps = true;       // ... on the taps tile (a 3x3 filter plane per tile) where it plans
   int k_halo_max_columns = 128;  // ... for backward weight with at most this many output channels (per group)
   bool tma_store = false;        // C's tiles stored as TMA boxes where they are (c_store_plan.hpp): 2-14% slower (section 28)
+  bool tf32 = false;             // fp32 GEMMs with K-major operands on tf32 tiles (BK 32): built, host-planned, not yet run on a GPU
   bool staged_sliding = true;    // depthwise backward weight on TMA-staged tiles (staged_sliding.hpp) where it plans
   int staged_blocks = 2;         // ... blocks of it per multiprocessor (1 or 2: each then half the stages and warps; 2: 0-15% faster, section 29)
   int staged_rows = 2;           // ... rows a warp walks at once (1 or 2; 2: 7-23% faster, section 29)
@@ -196,6 +209,7 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_K_HALO_TAPS")) r.k_halo_taps = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_K_HALO_MAX_COLUMNS")) r.k_halo_max_columns = std::atoi(t);
     if (const char* t = std::getenv("TG_TMA_STORE")) r.tma_store = std::strcmp(t, "0") != 0;
+    if (const char* t = std::getenv("TG_TMA_TF32")) r.tf32 = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_SLIDING")) r.staged_sliding = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_BLOCKS")) r.staged_blocks = std::atoi(t) == 2 ? 2 : 1;
     if (const char* t = std::getenv("TG_STAGED_ROWS")) r.staged_rows = std::atoi(t) == 2 ? 2 : 1;

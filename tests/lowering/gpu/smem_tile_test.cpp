@@ -113,6 +113,25 @@ void check_desc_sum() {
       }
 }
 
+// The tf32 tiles (fp32, K-major, 128-byte rows of 32 elements: tma_gemm's BK 32): every k8 step's
+// descriptor is the 16-bit tile's k16 step's, byte for byte (a step is 32 bytes of each row in both),
+// which is why the TMA kernels share their descriptors and offsets between the two; and the sum of a
+// tile's descriptor and a sub-tile's offset is the sub-tile's descriptor over the whole shared memory.
+TEST(SmemTile, Tf32DescriptorsAreThe16BitOnesInBytes) {
+  using tg::half_t;
+  for (std::uint32_t base = 0; base + 256 * 128 <= 228 * 1024; base += 1024)
+    for (index_t r0 = 0; r0 < 256; r0 += 8)
+      for (index_t step = 0; step < 4; ++step) {
+        const std::uint64_t f32 = tg::gpu_gemm::wgmma_operand<256, 32, float, false>(base, r0, 8 * step);
+        ASSERT_EQ(f32, (tg::gpu_gemm::wgmma_operand<256, 64, half_t, false>(base, r0, 16 * step))) << "base " << base << " r0 " << r0;
+        ASSERT_EQ(f32, (tg::gpu_gemm::wgmma_tile_desc<256, 32, float, false>(base) + tg::gpu_gemm::wgmma_sub_offset<256, 32, float, false>(r0, 8 * step)));
+        const fields f = decode(f32);
+        EXPECT_EQ(f.addr, base + (canonical_byte<256, 32, float>(r0, 8 * step)));
+        EXPECT_EQ(f.sbo, 1024u);
+        EXPECT_EQ(f.swizzle, 1u);
+      }
+}
+
 TEST(SmemTile, WgmmaDescriptorPlusOffsetIsTheSubTilesDescriptor) {
   check_desc_sum<128, 64, false>();
   check_desc_sum<128, 32, false>();
