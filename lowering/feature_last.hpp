@@ -44,6 +44,14 @@ auto feature_last_of(const Tensor& t) {
   return feature_last(t.desc, inner, inner == t.feature_dim && !t.is_weight() ? t.group_dim : -1);
 }
 
+// The copy's descriptor for a weight whose rows (gemm_tensor::rows_dim: a convolution's output channels)
+// are innermost, the other dimensions in d's memory order (G K YX C -> G YX C K): backward data's w
+// read K-major, as the TMA pipeline's tf32 tiles must (lowering/gpu/tma_gemm/k_major_weights.hpp).
+template <class Tensor>
+auto rows_last_of(const Tensor& t) {
+  return feature_last(t.desc, t.rows_dim);
+}
+
 // d as a rank-6 plain descriptor (length-1 dimensions appended), the relayout pipeline's form.
 template <class Desc>
 auto as_rank6(const Desc& d) {

@@ -81,18 +81,23 @@ struct gpu_backend {
   // Packed weights of narrow groups (lowering/gpu/group_packing.hpp), apart from both: a GEMM on
   // feature-last copies may pack its groups, and the GEMM then takes its own scratch.
   std::shared_ptr<scratch_arena> packs = std::make_shared<scratch_arena>();
+  // Weights copied with their rows innermost for the tf32 tiles (lowering/gpu/tma_gemm/k_major_weights.hpp),
+  // apart from the others: that copy may be of a feature-last copy or a packed weight.
+  std::shared_ptr<scratch_arena> k_major = std::make_shared<scratch_arena>();
 
   // Scratch from a framework's allocator from now on (every arena); each call must then end with
   // end_call(), which returns that call's loans (scratch_call does it on scope exit).
   void lend_scratch_from(std::shared_ptr<scratch_lender> l) const {
     arena->lend_from(l);
     copies->lend_from(l);
-    packs->lend_from(std::move(l));
+    packs->lend_from(l);
+    k_major->lend_from(std::move(l));
   }
   void end_call() const {
     arena->end_call();
     copies->end_call();
     packs->end_call();
+    k_major->end_call();
   }
 
   static bool available() { return arch::device_count() > 0; }

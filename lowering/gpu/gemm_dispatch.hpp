@@ -21,6 +21,7 @@
 #if defined(__CUDACC__) && !defined(__HIP__)
 #include "lowering/gpu/staged_gather.hpp"
 #include "lowering/gpu/staged_sliding.hpp"
+#include "lowering/gpu/tma_gemm/k_major_weights.hpp"
 #include "lowering/gpu/tma_gemm/launch.hpp"
 #endif
 
@@ -68,6 +69,11 @@ void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_polic
   // same batch type again: no new instantiation).
   if (!cp_async_only && gemm_on_packed_groups(be, batch, ep, [&](const Batch& packed) { gemm(be, packed, ep, pol); })) return;
 #if defined(__CUDACC__) && !defined(__HIP__)
+  // fp32 with a weight read MN-major (backward data): on a rows-innermost copy of the weight (tf32 tiles).
+  if (!cp_async_only && tma_gemm::run_on_k_major_weights(be, batch, ep, pol, why)) {
+    report_gemm_path(why);
+    return;
+  }
   if (!cp_async_only && tma_gemm::run(be, batch, ep, pol, why)) {
     report_gemm_path(why);
     return;

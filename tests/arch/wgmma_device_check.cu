@@ -19,6 +19,25 @@ namespace gg = tg::gpu_gemm;
 
 constexpr int M = 64, K = 32;
 
+// The warpgroup's accumulators (N/8 blocks of 4 a thread) from / to a row-major [M][N] matrix, in
+// mma.m16n8's C layout per n8 block (wgmma's, the GEMM epilogue's).
+template <int N>
+__device__ __forceinline__ void load_acc(float (&acc)[N / 8][4], const float* c, int warp, int lane) {
+  for (int j = 0; j < N / 8; ++j)
+    for (int e = 0; e < 4; ++e) {
+      const ta::frag_coord x = ta::mma_m16n8k16_f16::c_coord(lane, e);
+      acc[j][e] = c[(warp * 16 + x.row) * N + 8 * j + x.col];
+    }
+}
+template <int N>
+__device__ __forceinline__ void store_acc(const float (&acc)[N / 8][4], float* d, int warp, int lane) {
+  for (int j = 0; j < N / 8; ++j)
+    for (int e = 0; e < 4; ++e) {
+      const ta::frag_coord x = ta::mma_m16n8k16_f16::c_coord(lane, e);
+      d[(warp * 16 + x.row) * N + 8 * j + x.col] = acc[j][e];
+    }
+}
+
 // a: [M][K] row-major, b: [K][N] row-major, 16-bit patterns; c, d: [M][N] fp32.
 template <int N, bool Bf16, bool AMn, bool BMn>
 __global__ void wgmma_kernel(const std::uint16_t* a, const std::uint16_t* b, const float* c, float* d) {
@@ -38,11 +57,7 @@ __global__ void wgmma_kernel(const std::uint16_t* a, const std::uint16_t* b, con
     bs[BMn ? b_kn.offset({{k, n}}) : b_nk.offset({{n, k}})] = b[e];
   }
   float acc[N / 8][4];
-  for (int j = 0; j < N / 8; ++j)
-    for (int e = 0; e < 4; ++e) {
-      const ta::frag_coord x = ta::mma_m16n8k16_f16::c_coord(lane, e);
-      acc[j][e] = c[(warp * 16 + x.row) * N + 8 * j + x.col];
-    }
+  load_acc<N>(acc, c, warp, lane);
 #if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
   ta::fence_proxy_async_shared();
   __syncthreads();
@@ -54,11 +69,7 @@ __global__ void wgmma_kernel(const std::uint16_t* a, const std::uint16_t* b, con
   ta::wgmma_wait<0>();
   ta::wgmma_pin(acc);
 #endif
-  for (int j = 0; j < N / 8; ++j)
-    for (int e = 0; e < 4; ++e) {
-      const ta::frag_coord x = ta::mma_m16n8k16_f16::c_coord(lane, e);
-      d[(warp * 16 + x.row) * N + 8 * j + x.col] = acc[j][e];
-    }
+  store_acc<N>(acc, d, warp, lane);
 }
 
 // tf32: A (64 x 32) and B (32 x N) of fp32, both K-major (tf32 wgmma takes no other), staged in the
@@ -75,11 +86,7 @@ __global__ void wgmma_tf32_kernel(const float* a, const float* b, const float* c
   for (int e = tid; e < M * K32; e += 128) as[a_rk.offset({{e / K32, e % K32}})] = a[e];
   for (int e = tid; e < K32 * N; e += 128) bs[b_nk.offset({{e % N, e / N}})] = b[e];  // b: [k][n]
   float acc[N / 8][4];
-  for (int j = 0; j < N / 8; ++j)
-    for (int e = 0; e < 4; ++e) {
-      const ta::frag_coord x = ta::mma_m16n8k16_f16::c_coord(lane, e);
-      acc[j][e] = c[(warp * 16 + x.row) * N + 8 * j + x.col];
-    }
+  load_acc<N>(acc, c, warp, lane);
 #if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
   ta::fence_proxy_async_shared();
   __syncthreads();
@@ -91,11 +98,7 @@ __global__ void wgmma_tf32_kernel(const float* a, const float* b, const float* c
   ta::wgmma_wait<0>();
   ta::wgmma_pin(acc);
 #endif
-  for (int j = 0; j < N / 8; ++j)
-    for (int e = 0; e < 4; ++e) {
-      const ta::frag_coord x = ta::mma_m16n8k16_f16::c_coord(lane, e);
-      d[(warp * 16 + x.row) * N + 8 * j + x.col] = acc[j][e];
-    }
+  store_acc<N>(acc, d, warp, lane);
 }
 
 // The halos' reads in place: A's HP 128-byte rows (64 elements each) staged whole in the 128-byte-

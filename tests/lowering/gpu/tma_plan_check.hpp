@@ -26,6 +26,7 @@
 
 #include "../../dsl/support.hpp"
 #include "ops/conv_problem.hpp"
+#include "lowering/feature_last.hpp"
 #include "lowering/gpu/tma_gemm/plan_cache.hpp"
 #include "ops/conv_fwd.hpp"
 #include "ops/convnd_bwd_data.hpp"
@@ -365,7 +366,7 @@ bool check_tiles(const Views& v, bool expect) {
 // checked like the 16-bit ones and reads both operands K-major; where the 16-bit orientation has an
 // MN-major operand (backward data's weights, backward weight's both operands, channels-last) the view
 // is refused for that reason. expect: the plain 128x128 plan must exist (K-major operands, enough rows).
-inline int tf32_plans = 0, tf32_halo_plans = 0, tf32_refused_mn = 0;
+inline int tf32_plans = 0, tf32_halo_plans = 0, tf32_refused_mn = 0, tf32_weight_copy_plans = 0;
 template <class Views>
 bool check_tiles_tf32(const Views& v, bool expect) {
   expect = expect && v.m() >= tg::tma_gemm::min_rows && v.n() >= tg::tma_gemm::min_rows && v.k() > 1;
@@ -452,6 +453,20 @@ int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool chann
       const auto v = batch.views(t);
       if (v.m() == 0 || v.n() == 0) continue;
       planned += tf32 ? check_tiles_tf32(v, false) : check_tiles(v, expect_plans);
+    }
+  }
+  if (tf32) {  // backward data on a copy of w with its rows (K) innermost (rows_last_of): both operands K-major
+    const auto batch = tg::ops::make_col2im_batch(geo, y.data(), w.data(), out.data(), yd, wd, xd);
+    const auto copy = tg::rows_last_of(batch.tensors[1]);
+    for (index_t t = 0; t < batch.count(); ++t) {
+      SCOPED_TRACE(::testing::Message() << "backward data on w with K innermost, class " << t);
+      auto moved = batch.tensors;
+      moved[1].desc = copy;
+      const auto v = batch.with_tensors(moved).views(t);
+      if (v.m() == 0 || v.n() == 0) continue;
+      const int before = tf32_plans;
+      check_tiles_tf32(v, expect_plans);
+      tf32_weight_copy_plans += tf32_plans - before;
     }
   }
   {  // backward weight
