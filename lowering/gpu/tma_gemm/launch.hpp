@@ -302,7 +302,7 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     why = "element type: the TMA pipeline takes fp16, bf16 and fp32 (as tf32)";
     return false;
   } else {
-    if (f32 && !sm90_schedule().tf32) return why = "fp32 on tf32 TMA tiles is off (TG_TMA_TF32=1: not yet run on a GPU)", false;
+    if (f32 && !sm90_schedule().tf32) return why = "fp32 on tf32 TMA tiles is off (TG_TMA_TF32=1 turns it on: not yet benchmarked)", false;
     if (ep.op != epilogue_op::store) return why = "an accumulating epilogue", false;
     if (batch.count() > max_classes) return why = "more than " + std::to_string(max_classes) + " GEMMs in the batch", false;
     const std::vector<V> vs = views_of(batch);  // built once: col2im views cost microseconds each
