@@ -5,7 +5,7 @@
 // a small tensor beside the activations), taken only where the views on the copy have every operand
 // K-major. The copy comes from the backend's `k_major` arena (apart from the feature-last copies and the
 // packed groups it may run under). A schedule of the GPU lowering, not of the op programs; taken with
-// the tf32 tiles (TG_TMA_TF32=1).
+// the tf32 tiles (TG_TMA_TF32=1). Which tensors move: k_major_plan.hpp (host-tested).
 #pragma once
 #include <string>
 #include <type_traits>
@@ -13,56 +13,36 @@
 #include "lowering/gemm_tensors.hpp"
 #include "lowering/gpu/backend.hpp"
 #include "lowering/gpu/relayout.hpp"
+#include "lowering/gpu/tma_gemm/k_major_plan.hpp"
 #include "lowering/gpu/tma_gemm/launch.hpp"
 
 namespace tg::tma_gemm {
-// The orientation (orientation_of) of the batch's first GEMM that reads its operands; -1: none does.
-template <class Batch>
-int batch_orientation(const Batch& batch) {
-  for (index_t t = 0; t < batch.count(); ++t) {
-    const auto v = batch.views(t);
-    if (v.m() > 0 && v.n() > 0 && v.k() > 0) return orientation_of(v);
-  }
-  return -1;
-}
-
-// Runs the batch on the TMA pipeline over a rows-innermost copy of its read weights where that makes an
-// fp32 batch's operands K-major; false (with why, nothing launched) where it does not apply or the
-// pipeline refuses the copies' views (the caller then runs the batch as it is).
+// Runs the batch on the TMA pipeline over rows-innermost copies of its read weights where that makes an
+// fp32 batch's operands K-major (k_major_plan.hpp); false (with why, nothing launched) where it does not
+// apply or the pipeline refuses the copies' views (the caller then runs the batch as it is).
 template <class Batch>
 bool run_on_k_major_weights(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, std::string& why) {
   if constexpr (!has_gemm_tensors<Batch>::value) {
     return false;
   } else {
-    constexpr int N = Batch::tensor_count;
-    using tensor = typename Batch::tensor;
-    using T = std::remove_pointer_t<decltype(tensor::data)>;
+    using T = std::remove_pointer_t<decltype(Batch::tensor::data)>;
     if constexpr (!std::is_same_v<T, float>) {
       return false;
     } else {
-      if (!sm90_schedule().tf32 || batch_orientation(batch) <= 0) return false;  // K-major already, or not boxes
-      array<tensor, N> moved = batch.tensors;
-      bool move[N] = {}, any = false;
-      std::size_t offset[N] = {}, bytes = 0;
-      for (int i = 0; i < N; ++i) {
-        const tensor& t = batch.tensors[i];
-        move[i] = t.is_weight() && !t.written && t.desc.length(t.rows_dim) > 1 && stride_of(t.desc, t.rows_dim) != 1;
-        if (!move[i]) continue;
-        any = true;
-        moved[i].desc = rows_last_of(t);
-        offset[i] = bytes;
-        bytes += (static_cast<std::size_t>(t.desc.size()) * sizeof(T) + 255) / 256 * 256;
-      }
-      if (!any) return false;
-      if (batch_orientation(batch.with_tensors(moved)) != 0) return why = "the weight's copy would leave an operand MN-major", false;
+      if (!sm90_schedule().tf32) return false;
+      k_major_copies<Batch> c = k_major_copies_of(batch);
+      if (!c.any) return false;
+      std::size_t offset[k_major_copies<Batch>::N] = {}, bytes = 0;
+      for (int i = 0; i < c.N; ++i)
+        if (c.move[i]) offset[i] = bytes, bytes += (static_cast<std::size_t>(c.tensors[i].desc.size()) * sizeof(T) + 255) / 256 * 256;
       auto* base = static_cast<unsigned char*>(be.k_major->take(bytes, be.stream));  // throws scratch_shortfall, naming the bytes
-      for (int i = 0; i < N; ++i) {
-        if (!move[i]) continue;
-        moved[i].data = reinterpret_cast<T*>(base + offset[i]);
-        const tensor& t = batch.tensors[i];
-        relayout(be, make_view(moved[i].data, as_rank6(moved[i].desc)), make_view(t.in(), as_rank6(t.desc)));
+      for (int i = 0; i < c.N; ++i) {
+        if (!c.move[i]) continue;
+        c.tensors[i].data = reinterpret_cast<T*>(base + offset[i]);
+        const auto& t = batch.tensors[i];
+        relayout(be, make_view(c.tensors[i].data, as_rank6(c.tensors[i].desc)), make_view(t.in(), as_rank6(t.desc)));
       }
-      if (!run(be, batch.with_tensors(moved), ep, pol, why)) return false;
+      if (!run(be, batch.with_tensors(c.tensors), ep, pol, why)) return false;
       why = "the weight copied with its rows innermost (" + std::to_string(bytes) + " bytes of scratch), " + why;
       return true;
     }
