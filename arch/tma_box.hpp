@@ -41,8 +41,8 @@ struct tma_map_params {
 // The parameters, or the first of the driver's documented limits that they break (nullptr: none): rank 1
 // to 5, the origin 16-byte aligned, lengths in [1, 2^32], strides multiples of 16 bytes under 2^40, box
 // extents in [1, 256] with axis 0 a multiple of 16 bytes (at most 128 under the 128-byte swizzle),
-// traversal steps in [1, 8]. The launches check alignment first (tma_aligned); encode_tma throws on any
-// other reason, which is then a planner's bug.
+// traversal steps in [1, 8]. The launches ask it first (tma_gemm::tma_refusal) and take another pipeline
+// where it refuses; encode_tma throws on a refusal, which is then a bug of the lowering.
 inline const char* tma_map_params_of(const tma_box& b, int elem_bytes, const void* data, bool swizzle128, tma_map_params& p) {
   if (b.rank < 1 || b.rank > tma_box::max_rank) return "a rank outside 1..5";
   if (elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4 && elem_bytes != 8) return "an element size other than 1, 2, 4 or 8 bytes";

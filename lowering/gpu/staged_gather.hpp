@@ -265,7 +265,7 @@ bool launch_staged_gather(gpu_backend& be, const Batch& batch, gemm_epilogue ep,
       if (staged_gather_kernel_here<E>(p.tiles.geo.taps) == nullptr) return why = "not an sm_90a GPU and build", false;
       if (staged_gather_smem(p.tiles.geo, p.tap_sets) > std::size_t{arch::nvidia_sm90::lds_bytes_per_block}) return why = "shared memory", false;
       const void* const a_data = p.zero ? static_cast<const void*>(vs.back().c.data) : static_cast<const void*>(vs.back().a.data);
-      if (!tma_gemm::tma_aligned(p.tiles.x, a_data, sizeof(E))) return why = "A not 16-byte aligned", false;
+      if (const char* no = tma_gemm::tma_refusal(p.tiles.x, a_data, sizeof(E), arch::tma_layout::plain)) return why = std::string("A's TMA box: ") + no, false;
       if (reinterpret_cast<std::uintptr_t>(vs.back().c.data) % 4 != 0) return why = "C not 4-byte aligned", false;
     }
     // Lanes per item of the last channel block (every GEMM of the batch has the same groups).

@@ -254,7 +254,8 @@ bool launch_staged_sliding(gpu_backend& be, const Batch& batch, gemm_epilogue ep
     auto* const kernel = staged_kernel_here<E>(T, g.group, R);
     if (kernel == nullptr) return why = "not an sm_90a GPU and build", false;
     if (smem > std::size_t{arch::nvidia_sm90::lds_bytes_per_block}) return why = "shared memory: " + std::to_string(smem) + " bytes", false;
-    if (!tma_gemm::tma_aligned(p.x, v.b.data, sizeof(E)) || !tma_gemm::tma_aligned(p.y, v.a.data, sizeof(E))) return why = "x or dy not 16-byte aligned", false;
+    if (const char* no = tma_gemm::tma_refusal(p.x, v.b.data, sizeof(E), arch::tma_layout::plain)) return why = std::string("x's TMA box: ") + no, false;
+    if (const char* no = tma_gemm::tma_refusal(p.y, v.a.data, sizeof(E), arch::tma_layout::plain)) return why = std::string("dy's TMA box: ") + no, false;
     const index_t G = v.groups(), N = v.n();
     const index_t channel_blocks = ceil_div(G, index_t{staged_channels});
     // lim.blocks per multiprocessor (the stages take their share of its shared memory), or the split

@@ -58,14 +58,13 @@ std::pair<const void*, const void*> plan_operands(const class_plan& p, const V& 
   return p.transposed ? std::pair<const void*, const void*>{v.b.data, v.a.data} : std::pair<const void*, const void*>{v.a.data, v.b.data};
 }
 
-// TMA's alignment rules for elements of elem_bytes: the origin 16-byte aligned, every stride past axis 0
-// a multiple of 16 bytes (under 2^40). The other limits hold by the plans' construction (arch/tma_box.hpp
-// checks them all at encoding).
-inline bool tma_aligned(const arch::tma_box& b, const void* data, int elem_bytes) {
-  if ((reinterpret_cast<std::uintptr_t>(data) + static_cast<std::uintptr_t>(b.base * elem_bytes)) % 16 != 0) return false;
-  for (int x = 1; x < b.rank; ++x)
-    if (b.stride[x] * elem_bytes % 16 != 0 || b.stride[x] * elem_bytes >= (index_t{1} << 40)) return false;
-  return true;
+// Why the TMA cannot take box b over the tensor at `data` (elements of elem_bytes, laid out as `layout`):
+// the driver's documented limits, checked by the same function that makes the tensor map's numbers
+// (arch::tma_map_params_of); nullptr where it can. Asked before launching, so that a tensor the TMA
+// cannot address (an origin or stride off 16 bytes) takes another pipeline instead.
+inline const char* tma_refusal(const arch::tma_box& b, const void* data, int elem_bytes, arch::tma_layout layout = arch::tma_layout::swizzle128) {
+  arch::tma_map_params p;
+  return arch::tma_map_params_of(b, elem_bytes, data, layout == arch::tma_layout::swizzle128, p);
 }
 
 template <class E, class P, bool AMn, bool BMn, int C>
@@ -93,7 +92,8 @@ bool plan_batch(const std::vector<V>& vs, class_plan (&plans)[max_classes], int&
     if (!plans[t].ok || !plans[t].has_k) continue;
     const auto [a, b] = plan_operands(plans[t], vs[t]);
     constexpr int eb = sizeof(typename std::remove_cvref_t<decltype(V::a)>::value_type);
-    if (!tma_aligned(plans[t].a.box, a, eb) || !tma_aligned(plans[t].b.box, b, eb)) return why = "an operand is not 16-byte aligned", false;
+    if (const char* no = tma_refusal(plans[t].a.box, a, eb)) return why = std::string("A's TMA box: ") + no, false;
+    if (const char* no = tma_refusal(plans[t].b.box, b, eb)) return why = std::string("B's TMA box: ") + no, false;
   }
   return true;
 }
