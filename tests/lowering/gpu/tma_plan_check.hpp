@@ -26,7 +26,7 @@
 
 #include "../../dsl/support.hpp"
 #include "ops/conv_problem.hpp"
-#include "lowering/feature_last.hpp"
+#include "lowering/gpu/tma_gemm/k_major_plan.hpp"
 #include "lowering/gpu/tma_gemm/plan_cache.hpp"
 #include "ops/conv_fwd.hpp"
 #include "ops/convnd_bwd_data.hpp"
@@ -455,14 +455,13 @@ int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool chann
       planned += tf32 ? check_tiles_tf32(v, false) : check_tiles(v, expect_plans);
     }
   }
-  if (tf32) {  // backward data on a copy of w with its rows (K) innermost (rows_last_of): both operands K-major
+  if (tf32) {  // backward data on the copies the lowering makes (k_major_plan.hpp: w with its rows, K, innermost)
     const auto batch = tg::ops::make_col2im_batch(geo, y.data(), w.data(), out.data(), yd, wd, xd);
-    const auto copy = tg::rows_last_of(batch.tensors[1]);
-    for (index_t t = 0; t < batch.count(); ++t) {
+    const auto copies = tg::tma_gemm::k_major_copies_of(batch);
+    if (expect_plans) EXPECT_TRUE(copies.any) << "channels-last backward data gets no K-major copy of w";
+    for (index_t t = 0; copies.any && t < batch.count(); ++t) {
       SCOPED_TRACE(::testing::Message() << "backward data on w with K innermost, class " << t);
-      auto moved = batch.tensors;
-      moved[1].desc = copy;
-      const auto v = batch.with_tensors(moved).views(t);
+      const auto v = batch.with_tensors(copies.tensors).views(t);
       if (v.m() == 0 || v.n() == 0) continue;
       const int before = tf32_plans;
       check_tiles_tf32(v, expect_plans);
