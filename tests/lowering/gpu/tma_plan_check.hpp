@@ -458,7 +458,6 @@ int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool chann
   if (tf32) {  // backward data on the copies the lowering makes (k_major_plan.hpp: w with its rows, K, innermost)
     const auto batch = tg::ops::make_col2im_batch(geo, y.data(), w.data(), out.data(), yd, wd, xd);
     const auto copies = tg::tma_gemm::k_major_copies_of(batch);
-    if (expect_plans) EXPECT_TRUE(copies.any) << "channels-last backward data gets no K-major copy of w";
     for (index_t t = 0; copies.any && t < batch.count(); ++t) {
       SCOPED_TRACE(::testing::Message() << "backward data on w with K innermost, class " << t);
       const auto v = batch.with_tensors(copies.tensors).views(t);
