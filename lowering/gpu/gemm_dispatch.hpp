@@ -5,8 +5,8 @@
 // packed into block-diagonal groups of 64 channels (group_packing.hpp). On an
 // sm_90a GPU, 16-bit GEMMs whose operands are TMA boxes (channels-last convolutions:
 // lowering/gpu/boxes.hpp) take the warp-specialized TMA pipeline (lowering/gpu/tma_gemm/), and so do
-// fp32 ones with K-major operands under TG_TMA_TF32=1 (tf32 tiles); everything else (AMD, sm_80, fp32,
-// views that are not boxes) the cp.async pipeline of gemm.hpp. Channels-first tensors go through channels-last copies first (feature_last.hpp).
+// fp32 ones with K-major operands (tf32 tiles; TG_TMA_TF32=0 turns them off); everything else (AMD,
+// sm_80, fp32 read MN-major, views that are not boxes) the cp.async pipeline of gemm.hpp. Channels-first tensors go through channels-last copies first (feature_last.hpp).
 // TG_GEMM_PIPELINE=cp_async forces the latter (A/B runs).
 #pragma once
 #include <cstdlib>

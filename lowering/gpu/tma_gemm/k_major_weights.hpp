@@ -5,7 +5,7 @@
 // a small tensor beside the activations), taken only where the views on the copy have every operand
 // K-major. The copy comes from the backend's `k_major` arena (apart from the feature-last copies and the
 // packed groups it may run under). A schedule of the GPU lowering, not of the op programs; taken with
-// the tf32 tiles (TG_TMA_TF32=1). Which tensors move: k_major_plan.hpp (host-tested).
+// the tf32 tiles (TG_TMA_TF32=0 turns both off). Which tensors move: k_major_plan.hpp (host-tested).
 #pragma once
 #include <string>
 #include <type_traits>

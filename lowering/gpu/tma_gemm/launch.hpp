@@ -221,6 +221,10 @@ bool run_halo(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gem
   if (!plan_batch<P, false, halo_kind::rows>(vs, plans, orient, why)) return false;
   const class_plan& p = plans[0];
   if (!p.ok || !p.has_k || p.halo.taps < 2) return why = "no taps to share a halo", false;
+  const long long halo_tiles = static_cast<long long>(p.groups) * p.m.count * p.n.count,
+                  box_tiles = static_cast<long long>(p.groups) * ((vs[0].m() + P::BM - 1) / P::BM) * p.n.count;
+  if (!halo_tiles_fill(halo_tiles, box_tiles, be.processors()))
+    return why = "halo tiles too empty (" + std::to_string(halo_tiles) + " against the boxes' " + std::to_string(box_tiles) + ")", false;
   if constexpr (BN == 64 && sizeof(E) == 2) {
     using R = halo_tile<256, 64, true>;
     const long long units = static_cast<long long>(p.groups) * p.m.count, run = (units + be.processors() - 1) / be.processors();
@@ -302,7 +306,7 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     why = "element type: the TMA pipeline takes fp16, bf16 and fp32 (as tf32)";
     return false;
   } else {
-    if (f32 && !sm90_schedule().tf32) return why = "fp32 on tf32 TMA tiles is off (TG_TMA_TF32=1 turns it on: not yet benchmarked)", false;
+    if (f32 && !sm90_schedule().tf32) return why = "fp32 on tf32 TMA tiles is off (TG_TMA_TF32=0)", false;
     if (ep.op != epilogue_op::store) return why = "an accumulating epilogue", false;
     if (batch.count() > max_classes) return why = "more than " + std::to_string(max_classes) + " GEMMs in the batch", false;
     const std::vector<V> vs = views_of(batch);  // built once: col2im views cost microseconds each

@@ -33,6 +33,45 @@ TEST(TmaPlan, HaloOfAStride1Convolution) {
   EXPECT_FALSE((tg::tma_gemm::plan_class<256, 64, false, tg::tma_gemm::halo_kind::rows>(fv).ok)) << "stride 2: the taps' rows are not consecutive halo rows";
 }
 
+// Which halo plans the launch takes (halo_tiles_fill) on an H100/H200's 132 multiprocessors: ResNet-50's
+// 3x3 layers at batch 128 in fp16 and fp32 keep their halos (at most 1.33x the boxes' waves: measured
+// faster), except fp32's 7x7 C512, whose 384-row halos hold 2 images a tile (2 waves against 1:
+// measured 1.37x slower than the boxes, section 38); problems of one wave keep them.
+struct halo_count { long long halo, boxes; };
+template <class E, int BN>
+halo_count halo_tiles_of(int N, int K, int C, int HW) {
+  tg::ops::conv_problem p;
+  p.ndim = 2, p.N = N, p.K = K, p.C = C, p.filter[0] = p.filter[1] = 3, p.in[0] = p.in[1] = HW;
+  p.pad_l[0] = p.pad_l[1] = p.pad_r[0] = p.pad_r[1] = 1;
+  const auto xd = p.x_desc<2>(), yd = p.y_desc<2>(), wd = p.w_desc<2>();
+  std::vector<E> x(1), w(1), y(1);
+  const auto fv = tg::make_gemm_views(tg::make_view(x.data(), tg::im2col<2>(xd, p.geometry<2>())),
+                                      tg::make_view(w.data(), tg::group_dims(wd, tg::seq<0>{}, tg::seq<1>{}, tg::seq_cat<tg::seq_range<3, 5>, tg::seq<2>>{})),
+                                      tg::make_view(y.data(), tg::group_dims(yd, tg::seq<0>{}, tg::seq_cat<tg::seq<1>, tg::seq_range<3, 5>>{}, tg::seq<2>{})));
+  const auto h = tg::tma_gemm::plan_class<256, BN, false, tg::tma_gemm::halo_kind::rows, tg::boxes::row_elems(sizeof(E))>(fv);
+  EXPECT_TRUE(h.ok) << h.why;
+  EXPECT_EQ(fv.m(), static_cast<long long>(N) * HW * HW);
+  return {h.ok ? h.m.count * h.n.count : 0, (fv.m() + 255) / 256 * h.n.count};
+}
+TEST(TmaPlan, HaloTakenWhereItsTilesFill) {
+  using tg::tma_gemm::halo_tiles_fill;
+  for (int HW : {56, 28, 14, 7}) {
+    const int K = 64 * 56 / HW;
+    const halo_count h16 = HW == 56 ? halo_tiles_of<tg::half_t, 64>(128, K, K, HW) : halo_tiles_of<tg::half_t, 128>(128, K, K, HW);
+    const halo_count h32 = HW == 56 ? halo_tiles_of<float, 64>(128, K, K, HW) : halo_tiles_of<float, 128>(128, K, K, HW);
+    EXPECT_TRUE(halo_tiles_fill(h16.halo, h16.boxes, 132)) << "fp16 " << HW << "x" << HW << ": " << h16.halo << " halo tiles, " << h16.boxes;
+    EXPECT_EQ(halo_tiles_fill(h32.halo, h32.boxes, 132), HW != 7) << "fp32 " << HW << "x" << HW << ": " << h32.halo << " halo tiles, " << h32.boxes;
+  }
+  const halo_count c512 = halo_tiles_of<float, 128>(128, 512, 512, 7);
+  EXPECT_EQ(c512.halo, 64 * 4);   // 2 images a tile
+  EXPECT_EQ(c512.boxes, 25 * 4);
+  EXPECT_EQ((halo_tiles_of<tg::half_t, 128>(128, 512, 512, 7).halo), 32 * 4);  // 4
+  const halo_count small = halo_tiles_of<float, 128>(2, 512, 512, 7);  // one wave either way
+  EXPECT_TRUE(halo_tiles_fill(small.halo, small.boxes, 132));
+  EXPECT_TRUE(halo_tiles_fill(396, 264, 132));   // 3 waves against 2
+  EXPECT_FALSE(halo_tiles_fill(133, 132, 132));  // 2 against 1
+}
+
 // Backward weight of a stride-1 3x3 layer (channels-last) gets a k-halo plan (checked element by element
 // by check_problem's check_plan): transposed, a tile's 4 m64 blocks are taps s = 0..3 of one filter row
 // (3 real), a k-tile 4 x 16 output positions (the 16-wide output rows), the halo 4 rows of 16 + 2 input
