@@ -40,7 +40,13 @@ def roofs():
     copy = 2 * a.numel() / bench(lambda: b.copy_(a), reps=20) / 1e6
     m = torch.randn(8192, 8192, dtype=torch.float16, device=dev); n = torch.randn_like(m)
     gemm = 2 * 8192 ** 3 / bench(lambda: m @ n, reps=20) / 1e9
-    return copy, gemm  # GB/s, TFLOP/s
+    # fp32 convolutions run as tf32 (ours and cuDNN's by PyTorch's default): their roof is a tf32 GEMM's
+    allow = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True
+    m, n = m.float(), n.float()
+    tf32 = 2 * 8192 ** 3 / bench(lambda: m @ n, reps=20) / 1e9
+    torch.backends.cuda.matmul.allow_tf32 = allow
+    return copy, gemm, tf32  # GB/s, TFLOP/s, TFLOP/s
 
 def cl(t):
     return t.contiguous(memory_format=torch.channels_last if t.dim() == 4 else torch.channels_last_3d) if t.dim() in (4, 5) else t.contiguous()
@@ -78,6 +84,7 @@ def rel_err(a, b):
 
 rows = []
 def report(op, case, dt, layout, ours, peer, nbytes, flops, err, copy, gemm):
+    gemm = TF32_ROOF[0] if dt == torch.float32 and TF32_ROOF else gemm  # % of the roof of the dtype's matrix cores
     r = dict(op=op, case=case, dtype=str(dt).replace("torch.", ""), layout=layout, tilegrad_ms=round(ours, 4), torch_ms=round(peer, 4),
              ratio=round(peer / ours, 3), gbs=round(nbytes / ours / 1e6, 1), pct_bw=round(100 * nbytes / ours / 1e6 / copy, 1),
              tflops=round(flops / ours / 1e9, 1) if flops else 0.0, pct_flop=round(100 * flops / ours / 1e9 / gemm, 1) if flops else 0.0,
@@ -209,11 +216,13 @@ def grouped_layers():
     return out
 
 ROOFS = []
+TF32_ROOF = []
 
 def main():
-    copy, gemm = roofs()
+    copy, gemm, tf32 = roofs()
     ROOFS[:] = [copy, gemm]
-    print(f"roofs: copy {copy:.0f} GB/s, fp16 gemm {gemm:.0f} TFLOP/s", flush=True)
+    TF32_ROOF[:] = [tf32]
+    print(f"roofs: copy {copy:.0f} GB/s, fp16 gemm {gemm:.0f} TFLOP/s, tf32 gemm {tf32:.0f} TFLOP/s", flush=True)
     cases = [
         ("maxpool2d_bwd", lambda dt, c: maxpool("resnet-stem N128 C64 112x112 3x3 s2 p1", 128, 64, 112, 112, 3, 2, 1, dt, c, copy, gemm)),
         ("maxpool2d_bwd", lambda dt, c: maxpool("N64 C256 56x56 2x2 s2", 64, 256, 56, 56, 2, 2, 0, dt, c, copy, gemm)),
@@ -254,10 +263,11 @@ def main():
     name = torch.cuda.get_device_name()
     with open(os.path.join(out, "bench.json"), "w") as f:
         json.dump(dict(device=name, date=datetime.date.today().isoformat(), torch=torch.__version__, cudnn=torch.backends.cudnn.version(),
-                       copy_gbs=copy, gemm_tflops=gemm, rows=rows), f, indent=1)
+                       copy_gbs=copy, gemm_tflops=gemm, tf32_gemm_tflops=tf32, rows=rows), f, indent=1)
     with open(os.path.join(out, "bench.md"), "w") as f:
         f.write(f"Device {name}, {datetime.date.today()}, PyTorch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}; "
-                f"roofs measured in this run: copy {copy:.0f} GB/s, fp16 GEMM {gemm:.0f} TFLOP/s.\n\n")
+                f"roofs measured in this run: copy {copy:.0f} GB/s, fp16 GEMM {gemm:.0f} TFLOP/s, tf32 GEMM {tf32:.0f} TFLOP/s "
+                f"(% GEMM: of the fp16 roof for 16-bit rows, of the tf32 roof for fp32 rows).\n\n")
         f.write("| op | case | dtype | layout | tilegrad ms | PyTorch ms | ratio | GB/s | % copy bw | TFLOP/s | % GEMM | rel err |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
             f.write(f"| {r['op']} | {r['case']} | {r['dtype']} | {r['layout']} | {r['tilegrad_ms']} | {r['torch_ms']} | {r['ratio']} | {r['gbs']} | "
