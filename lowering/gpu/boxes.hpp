@@ -157,10 +157,13 @@ struct extents {
 // The digit that moves the contiguous axis one element at a time, which makes a tile's 128-byte side:
 // its top dimension (1 rows: MN-major, 2 k: K-major; -1: none) and position. Where more than one does
 // (a channels-first im2col's filter column and output column both step along w), the first, a row
-// digit: one rule for the plan's orientation (class_plan.hpp, the launch's) and the boxes (regression:
-// seed 1439814613, a halo plan whose B boxes took the k digit while the plan read B as MN-major).
-inline int contiguous_digit(const view_axes& ax, const view_digits& d, int& pos) {
-  for (int dim = 1; dim < 3; ++dim)
+// digit, for 16-bit rows (bk = swizzle_elems); for 32-bit ones (tf32 wgmma reads K-major tiles only)
+// the k digit. One rule for the plan's orientation (class_plan.hpp, the launch's) and the boxes
+// (regression: seed 1439814613, a halo plan whose B boxes took the k digit while the plan read B as
+// MN-major).
+inline int contiguous_digit(const view_axes& ax, const view_digits& d, int& pos, int bk = swizzle_elems) {
+  const int first = bk == swizzle_elems ? 1 : 2;
+  for (int dim = first, n = 0; n < 2; ++n, dim = 3 - dim)
     for (int p = 0; p < d.count[dim]; ++p)
       if (ax.axis[dim][p] == 0 && ax.coef[dim][p] == 1) return pos = p, dim;
   return pos = -1, -1;
@@ -207,7 +210,7 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
   if (!ax.ok) return fail(ax.why);
   const extents* ext[3] = {nullptr, &ext_rows, &ext_k};
   int inner_p;
-  const int inner_dim = contiguous_digit(ax, d, inner_p);
+  const int inner_dim = contiguous_digit(ax, d, inner_p, bk);
   if (inner_dim < 0) return fail("the contiguous axis is not a row or k digit");
   r.mn_major = inner_dim == 1;
   r.boxes = r.mn_major ? rows / bk : 1;

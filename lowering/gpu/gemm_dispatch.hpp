@@ -21,6 +21,7 @@
 #if defined(__CUDACC__) && !defined(__HIP__)
 #include "lowering/gpu/staged_gather.hpp"
 #include "lowering/gpu/staged_sliding.hpp"
+#include "lowering/gpu/tma_gemm/channels_first_tf32.hpp"
 #include "lowering/gpu/tma_gemm/k_major_weights.hpp"
 #include "lowering/gpu/tma_gemm/launch.hpp"
 #endif
@@ -28,14 +29,21 @@
 namespace tg {
 template <class Batch>
 void gemm(gpu_backend& be, const Batch& batch, gemm_epilogue ep = {}, gemm_policy pol = {}) {
-  // Channels-first tensors: the GEMM on channels-last copies (the same batch type: no new instantiation).
-  if (gemm_on_feature_last_copies(be, batch, ep, [&](const Batch& copies) { gemm(be, copies, ep, pol); })) return;
   // TG_GEMM_PIPELINE=cp_async: the cp.async pipeline for every batch (A/B runs), read once.
   static const bool cp_async_only = [] {
     const char* env = std::getenv("TG_GEMM_PIPELINE");
     return env && std::strcmp(env, "cp_async") == 0;
   }();
   std::string why = "TG_GEMM_PIPELINE=cp_async";
+#if defined(__CUDACC__) && !defined(__HIP__)
+  // fp32 channels-first that the tf32 tiles read K-major as it lies (backward weight at stride 1).
+  if (!cp_async_only && tma_gemm::run_channels_first(be, batch, ep, pol, why)) {
+    report_gemm_path(why);
+    return;
+  }
+#endif
+  // Channels-first tensors: the GEMM on channels-last copies (the same batch type: no new instantiation).
+  if (gemm_on_feature_last_copies(be, batch, ep, [&](const Batch& copies) { gemm(be, copies, ep, pol); })) return;
   // One column per group, groups one element apart (channels-last depthwise forward and backward data):
   // no matrix-core tile fits. On sm_90 windows of A staged by the TMA, the taps summed over shared
   // memory; elsewhere (or where that does not plan) the depthwise gather from global memory.

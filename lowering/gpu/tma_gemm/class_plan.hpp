@@ -118,7 +118,7 @@ class_plan plan_halo(class_plan r, const boxes::view_digits& da, const boxes::vi
   if (!xa.ok) return fail("A: " + xa.why);
   if (!xb.ok) return fail("B: " + xb.why);
   int pb;
-  const int ib = contiguous_digit(xb, db, pb);
+  const int ib = contiguous_digit(xb, db, pb, BK);
   r.b_mn = ib == 1;
   if (!r.b_mn && pb != 0) return fail("A and B are contiguous along different k digits");
   const extents ek = only(0, BK);
@@ -218,9 +218,10 @@ class_plan plan_k_halo(class_plan r, const boxes::view_digits& da, const boxes::
 }  // namespace detail
 
 // The shared-memory orientation of A and B (a_mn * 2 + b_mn: whether each one's contiguous digit is a
-// row digit), from the views' axes alone, without choosing tiles; -1 where they are not boxes (the
-// plan then says why). The launch picks its tile from this before planning once for that tile.
-template <class Views>
+// row digit) for k-tiles of BK elements (boxes::row_elems of the element size: which digit a 32-bit
+// row takes, boxes::contiguous_digit), from the views' axes alone, without choosing tiles; -1 where they
+// are not boxes (the plan then says why). The launch picks its tile from this before planning once.
+template <int BK = boxes::swizzle_elems, class Views>
 int orientation_of(const Views& v) {
   using namespace boxes;
   if constexpr (!affine_split<decltype(v.a)>::on || !affine_split<decltype(v.b)>::on) {
@@ -229,7 +230,7 @@ int orientation_of(const Views& v) {
     const view_digits da = digits_of(v.a), db = digits_of(v.b);
     const view_axes xa = axes_of(da), xb = axes_of(db);
     int pa, pb;
-    const int ia = xa.ok ? boxes::contiguous_digit(xa, da, pa) : -1, ib = xb.ok ? boxes::contiguous_digit(xb, db, pb) : -1;
+    const int ia = xa.ok ? boxes::contiguous_digit(xa, da, pa, BK) : -1, ib = xb.ok ? boxes::contiguous_digit(xb, db, pb, BK) : -1;
     return ia < 0 || ib < 0 ? -1 : (ia == 1) * 2 + (ib == 1);
   }
 }
@@ -286,7 +287,7 @@ class_plan plan_class(const Views& v) {
     if (!xa.ok) return fail("A: " + xa.why);
     if (!xb.ok) return fail("B: " + xb.why);
     int pa, pb;
-    const int ia = boxes::contiguous_digit(xa, da, pa), ib = boxes::contiguous_digit(xb, db, pb);
+    const int ia = boxes::contiguous_digit(xa, da, pa, BK), ib = boxes::contiguous_digit(xb, db, pb, BK);
     if (ia < 0 || ib < 0) return fail("an operand's contiguous axis is not a row or k digit");
     r.a_mn = ia == 1, r.b_mn = ib == 1;
     if (BK != swizzle_elems && (r.a_mn || r.b_mn)) return fail("32-bit operands must be K-major (tf32 wgmma has no transposed tiles)");

@@ -9,12 +9,13 @@
 #include "lowering/gpu/tma_gemm/class_plan.hpp"
 
 namespace tg::tma_gemm {
-// The orientation (orientation_of) of the batch's first GEMM that reads its operands; -1: none does.
+// The orientation for the tf32 tiles (orientation_of, 32-element k-tiles) of the batch's first GEMM that
+// reads its operands; -1: none does.
 template <class Batch>
 int batch_orientation(const Batch& batch) {
   for (index_t t = 0; t < batch.count(); ++t) {
     const auto v = batch.views(t);
-    if (v.m() > 0 && v.n() > 0 && v.k() > 0) return orientation_of(v);
+    if (v.m() > 0 && v.n() > 0 && v.k() > 0) return orientation_of<boxes::row_elems(4)>(v);
   }
   return -1;
 }

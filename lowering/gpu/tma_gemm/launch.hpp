@@ -320,7 +320,7 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     // the table, then one plan for that tile (run_tile).
     int orient = -1;
     for (std::size_t t = 0; t < vs.size() && orient < 0; ++t)
-      if (vs[t].m() > 0 && vs[t].n() > 0 && vs[t].k() > 0) orient = orientation_of(vs[t]);
+      if (vs[t].m() > 0 && vs[t].n() > 0 && vs[t].k() > 0) orient = orientation_of<boxes::row_elems(static_cast<int>(sizeof(E)))>(vs[t]);
     std::string why256;
     const schedule& sched = sm90_schedule();
     // A stride-1 convolution's single GEMM whose K-major A runs over filter taps: one halo per channel

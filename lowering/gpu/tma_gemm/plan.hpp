@@ -168,7 +168,7 @@ constexpr long long choose_splits(long long tiles, long long sms, long long k_ti
 // to 8 splits (one unit reads 8 x 128 KB from L2 in a few us), by a kernel of their own past that. An experiment may override any field without a
 // rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0,
 // TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1, TG_TMA_HALO=0|1,
-// TG_TMA_K_HALO=0|1, TG_TMA_K_HALO_TAPS=0|1, TG_TMA_K_HALO_MAX_COLUMNS=n, TG_TMA_STORE=0|1, TG_TMA_TF32=0|1, TG_TMA_SPLIT_COST=write,read
+// TG_TMA_K_HALO=0|1, TG_TMA_K_HALO_TAPS=0|1, TG_TMA_K_HALO_MAX_COLUMNS=n, TG_TMA_STORE=0|1, TG_TMA_TF32=0|1, TG_TMA_TF32_CHANNELS_FIRST=0|1, TG_TMA_SPLIT_COST=write,read
 // (0,0: splits chosen by the fill of the waves alone, as before section 23).
 struct schedule {
   bool release_early = false;
@@ -181,6 +181,7 @@ struct schedule {
   int k_halo_max_columns = 128;  // ... for backward weight with at most this many output channels (per group)
   bool tma_store = false;        // C's tiles stored as TMA boxes where they are (c_store_plan.hpp): 2-14% slower (section 28)
   bool tf32 = true;              // fp32 GEMMs with K-major operands on tf32 tiles (BK 32): 2.3-7.6x the cp.async pipeline's mma.sync (section 38)
+  bool tf32_channels_first = false;  // ... and channels-first ones they read K-major as they are (backward weight), without feature-last copies: host-tested, not yet run on a GPU
   bool staged_sliding = true;    // depthwise backward weight on TMA-staged tiles (staged_sliding.hpp) where it plans
   int staged_blocks = 2;         // ... blocks of it per multiprocessor (1 or 2: each then half the stages and warps; 2: 0-15% faster, section 29)
   int staged_rows = 2;           // ... rows a warp walks at once (1 or 2; 2: 7-23% faster, section 29)
@@ -210,6 +211,7 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_K_HALO_MAX_COLUMNS")) r.k_halo_max_columns = std::atoi(t);
     if (const char* t = std::getenv("TG_TMA_STORE")) r.tma_store = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_TF32")) r.tf32 = std::strcmp(t, "0") != 0;
+    if (const char* t = std::getenv("TG_TMA_TF32_CHANNELS_FIRST")) r.tf32_channels_first = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_SLIDING")) r.staged_sliding = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_BLOCKS")) r.staged_blocks = std::atoi(t) == 2 ? 2 : 1;
     if (const char* t = std::getenv("TG_STAGED_ROWS")) r.staged_rows = std::atoi(t) == 2 ? 2 : 1;

@@ -164,6 +164,7 @@ TEST(TmaPlan, ContiguousAxisSteppedByARowAndAKDigit) {
   std::vector<float> y(1), x(1), w(1);
   const auto v = bwd_weight_views<2>(p, y.data(), x.data(), w.data());
   EXPECT_EQ(tg::tma_gemm::orientation_of(v), 1) << "A K-major (dy's output columns), B MN-major (x's filter columns first)";
+  EXPECT_EQ(tg::tma_gemm::orientation_of<BK32>(v), 0) << "32-bit rows: x's output columns first (tf32 tiles are K-major)";
   const auto h = tg::tma_gemm::plan_class<256, 128, false, tg::tma_gemm::halo_kind::rows>(v);
   EXPECT_FALSE(h.ok) << "B's boxes would span a filter column and 64 output columns along w";
 }

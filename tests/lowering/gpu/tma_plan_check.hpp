@@ -366,11 +366,11 @@ bool check_tiles(const Views& v, bool expect) {
 // checked like the 16-bit ones and reads both operands K-major; where the 16-bit orientation has an
 // MN-major operand (backward data's weights, backward weight's both operands, channels-last) the view
 // is refused for that reason. expect: the plain 128x128 plan must exist (K-major operands, enough rows).
-inline int tf32_plans = 0, tf32_halo_plans = 0, tf32_refused_mn = 0, tf32_weight_copy_plans = 0;
+inline int tf32_plans = 0, tf32_halo_plans = 0, tf32_refused_mn = 0, tf32_weight_copy_plans = 0, tf32_bwd_weight_plans = 0;
 template <class Views>
 bool check_tiles_tf32(const Views& v, bool expect) {
   expect = expect && v.m() >= tg::tma_gemm::min_rows && v.n() >= tg::tma_gemm::min_rows && v.k() > 1;
-  const int orient = tg::tma_gemm::orientation_of(v);
+  const int orient = tg::tma_gemm::orientation_of<BK32>(v);
   bool any = false;
   auto one = [&](auto bm, auto bn, auto halo) {
     constexpr int BM = decltype(bm)::value, BN = decltype(bn)::value;
@@ -470,7 +470,9 @@ int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool chann
   {  // backward weight
     SCOPED_TRACE("backward weight");
     const auto v = bwd_weight_views<ND>(pr, y.data(), x.data(), out.data());
+    const int before = tf32_plans;
     planned += tf32 ? check_tiles_tf32(v, false) : check_tiles(v, expect_plans);
+    tf32_bwd_weight_plans += tf32_plans - before;
   }
   {  // the forward convolution (ops/conv_fwd.hpp): y = im2col(x) * w
     SCOPED_TRACE("forward");

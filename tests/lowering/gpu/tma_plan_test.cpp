@@ -51,6 +51,16 @@ TEST(TmaPlan, Tf32ChannelsLast) {
   EXPECT_GT(tf32_weight_copy_plans, copies) << "backward data on w with K innermost got no tf32 plan";
 }
 
+// Channels-first backward weight: dy's and x's output positions are contiguous, so both operands are
+// K-major for the tf32 tiles (a k-tile 32 output columns; x's filter column, which steps w too, a row
+// digit spanning one value per tile): plans that bring every element of every box.
+TEST(TmaPlan, Tf32ChannelsFirstBackwardWeight) {
+  const int before = tf32_bwd_weight_plans;
+  check_random<1>(L::nchw, 64, false, true);
+  check_random<2>(L::nchw, 64, false, true);
+  EXPECT_GT(tf32_bwd_weight_plans, before) << "channels-first backward weight got no tf32 plan";
+}
+
 // Odd channel counts (a k-tile of 32 past a group's channels reads zero) and groups first.
 TEST(TmaPlan, Tf32OddChannelsAndGroupsFirst) {
   check_random<2>(L::nhwgc, 24, false, true);

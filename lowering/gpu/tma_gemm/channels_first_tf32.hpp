@@ -1,0 +1,37 @@
+// fp32 channels-first GEMMs on the tf32 tiles as they are, without feature-last copies (a schedule of
+// the GPU lowering, not of the op programs). tf32 wgmma reads K-major tiles only, and channels-first
+// backward weight is K-major on both sides as the user's tensors lie: dW = dy x im2col(x)^T sums over
+// the output positions, which are dy's contiguous axis, and x's at stride 1 (the plans take the k
+// digit where a k digit and a filter column both step w: boxes::contiguous_digit for 32-bit rows).
+// The feature-last copies would make both operands MN-major (the channels contiguous) and so keep the
+// GEMM off the tf32 tiles. Where the plans refuse the views (stride 2, the forward, backward data), the
+// caller goes on to the copies. Off by default (TG_TMA_TF32_CHANNELS_FIRST=1) until run on a GPU: the
+// plans are host-tested (TmaPlan.Tf32ChannelsFirstBackwardWeight emulates every box element).
+#pragma once
+#include <string>
+#include <type_traits>
+#include "lowering/feature_last.hpp"
+#include "lowering/gemm_tensors.hpp"
+#include "lowering/gpu/backend.hpp"
+#include "lowering/gpu/tma_gemm/launch.hpp"
+
+namespace tg::tma_gemm {
+template <class Batch>
+bool run_channels_first(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, std::string& why) {
+  if constexpr (!has_gemm_tensors<Batch>::value) {
+    return false;
+  } else if constexpr (!std::is_same_v<std::remove_pointer_t<decltype(Batch::tensor::data)>, float>) {
+    return false;
+  } else {
+    const schedule& s = sm90_schedule();
+    if (!s.tf32 || !s.tf32_channels_first) return false;
+    bool strided = false;
+    for (int i = 0; i < Batch::tensor_count; ++i) strided = strided || feature_is_strided(batch.tensors[i].desc, batch.tensors[i].contiguous_dim());
+    if (!strided) return false;  // channels-last: the plain path
+    std::string no;
+    if (!run(be, batch, ep, pol, no)) return false;
+    why = "channels-first on tf32 tiles as they are, " + no;
+    return true;
+  }
+}
+}  // namespace tg::tma_gemm
