@@ -30,10 +30,15 @@ TEST(TmaPlan, OddChannels2D) { check_random<2>(L::nhwgc, 24, false); }
 TEST(TmaPlan, ChannelsFirst2D) { check_random<2>(L::nchw, 64, false); }
 
 // One channel per group, channels-last: w is the contiguous axis, which both a filter column (a row
-// digit of im2col) and an output column (a k digit) step along.
+// digit of im2col) and an output column (a k digit) step along: 16-bit rows take the row digit, 32-bit
+// ones the k digit (boxes::contiguous_digit), and whatever plans either gets must be right.
 TEST(TmaPlan, OneChannelPerGroup) {
   check_random<1>(L::nhwgc, 1, false);
   check_random<2>(L::nhwgc, 1, false);
+  const int before = tf32_plans;
+  check_random<1>(L::nhwgc, 1, false, true);
+  check_random<2>(L::nhwgc, 1, false, true);
+  EXPECT_GT(tf32_plans, before) << "no tf32 plan with one channel per group: the k-digit rule is not tested here";
 }
 
 // The tf32 plans (32 fp32 channels per 128-byte row): the channels-last forward's (both operands K-major)
