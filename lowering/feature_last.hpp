@@ -36,6 +36,11 @@ Desc feature_last(const Desc& d, int feature_dim, int group_dim = -1) {
   return make_ordered_descriptor(d.lengths(), order);
 }
 
+// Whether a GEMM batch's tensor (gemm_tensor) moves to a feature-last copy: its contiguous dimension
+// (the channels, or an activation's groups where a group has one channel) is strided.
+template <class Tensor>
+bool moves_to_feature_last(const Tensor& t) { return feature_is_strided(t.desc, t.contiguous_dim()); }
+
 // The copy's descriptor for a GEMM batch's tensor (gemm_tensor): its contiguous dimension innermost,
 // an activation's groups next to its channels.
 template <class Tensor>

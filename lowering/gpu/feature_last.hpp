@@ -42,7 +42,7 @@ bool gemm_on_feature_last_copies(gpu_backend& be, const Batch& batch, gemm_epilo
     std::size_t offset[N] = {}, bytes = 0;
     for (int i = 0; i < N; ++i) {
       const tensor& t = batch.tensors[i];
-      move[i] = feature_is_strided(t.desc, t.contiguous_dim());
+      move[i] = moves_to_feature_last(t);
       any = any || move[i];
       if (!move[i]) continue;
       moved[i].desc = feature_last_of(t);

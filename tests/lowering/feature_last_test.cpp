@@ -150,7 +150,7 @@ void gemm(rewrite_backend& be, const Batch& batch, tg::gemm_epilogue ep, tg::gem
   std::vector<std::vector<T>> copies(N);
   for (int i = 0; i < N; ++i) {
     const auto& t = batch.tensors[i];
-    if (!tg::feature_is_strided(t.desc, t.contiguous_dim())) continue;
+    if (!tg::moves_to_feature_last(t)) continue;
     ++be.moved;
     copies[i].assign(static_cast<std::size_t>(t.desc.size()), tg::from_float<T>(-55.0f));
     moved[i].desc = tg::feature_last_of(t);

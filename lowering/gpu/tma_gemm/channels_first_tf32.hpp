@@ -25,9 +25,9 @@ bool run_channels_first(gpu_backend& be, const Batch& batch, gemm_epilogue ep, g
   } else {
     const schedule& s = sm90_schedule();
     if (!s.tf32 || !s.tf32_channels_first) return false;
-    bool strided = false;
-    for (int i = 0; i < Batch::tensor_count; ++i) strided = strided || feature_is_strided(batch.tensors[i].desc, batch.tensors[i].contiguous_dim());
-    if (!strided) return false;  // channels-last: the plain path
+    bool channels_first = false;  // some tensor the feature-last copies would move
+    for (int i = 0; i < Batch::tensor_count; ++i) channels_first = channels_first || moves_to_feature_last(batch.tensors[i]);
+    if (!channels_first) return false;
     std::string no;
     if (!run(be, batch, ep, pol, no)) return false;
     why = "channels-first on tf32 tiles as they are, " + no;
