@@ -202,6 +202,23 @@ inline void start_box(const view_axes& ax, operand_boxes& o, int bk) {
   o.box.box[0] = bk;
 }
 
+// Whether every corner a box of tiles with these extents can take lies on a 16-byte boundary of the
+// tensor's contiguous axis (axis 0; bk elements are 128 bytes): the TMA faults on one that does not
+// (cudaErrorIllegalInstruction: a channels-first filter column shifting w by one fp32 element, found
+// on an H200 in session 36). A tile's corner is a multiple of its extent on each digit, with any group,
+// so all of them are aligned iff the base, the group step, each digit's step times its extent and the
+// step from box to box are. The halos (halo_plan.hpp, k_halo_plan.hpp) ask it too.
+inline bool corners_aligned(const operand_boxes& o, const view_digits& d, const extents& ext_rows, const extents& ext_k, int bk) {
+  const long long align = bk / 8;
+  auto on = [&](long long v) { return v % align == 0; };
+  bool ok = on(o.base[0]) && on(o.box_step[0]);
+  for (int p = 0; p < d.count[0]; ++p) ok = ok && on(o.step[0][p][0]);
+  for (int p = 0; p < d.count[1]; ++p) ok = ok && on(static_cast<long long>(o.step[1][p][0]) * ext_rows.e[p]);
+  for (int p = 0; p < d.count[2]; ++p) ok = ok && on(static_cast<long long>(o.step[2][p][0]) * ext_k.e[p]);
+  return ok;
+}
+constexpr const char* unaligned_corner = "a box corner off a 16-byte boundary of the contiguous axis (the TMA faults)";
+
 // ext_rows / ext_k: extents over the operand's row (top dimension 1) and k (2) digits; rows: the
 // operand's tile rows (BM or BN); k tiles are bk deep (one 128-byte row: row_elems).
 inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const extents& ext_rows, const extents& ext_k, int rows, int bk) {
@@ -249,6 +266,7 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
   for (int a = 1; a < r.box.rank; ++a)  // smem order: axes ascending
     for (int p = 0; p < d.count[other]; ++p)
       if (ext[other]->e[p] > 1 && ax.axis[other][p] == a) r.order[r.n_order++] = p;
+  if (!corners_aligned(r, d, ext_rows, ext_k, bk)) return fail(unaligned_corner);
   r.ok = true;
   return r;
 }

@@ -143,6 +143,9 @@ inline halo_boxes halo_of(const boxes::view_axes& x, const boxes::view_digits& d
     }
     r.h.tap_row[t] = row;
   }
+  boxes::extents ek;  // a k-tile: bk of the channels (the taps do not move the halo)
+  ek.e[0] = bk;
+  if (!corners_aligned(o, d, em, ek, bk)) return fail(unaligned_corner);
   r.h.on = true;
   r.ok = true;
   return r;

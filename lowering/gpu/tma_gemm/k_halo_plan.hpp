@@ -131,6 +131,7 @@ inline k_halo_boxes k_halo_of(const boxes::view_axes& x, const boxes::view_digit
     }
     r.h.block_row[b] = row;
   }
+  if (!corners_aligned(o, d, em, ek, swizzle_elems)) return fail(unaligned_corner);
   r.h.on = true;
   r.ok = true;
   return r;

@@ -21,6 +21,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <random>
 #include <vector>
 
@@ -57,6 +60,13 @@ inline float tma_element(const tg::arch::tma_box& b, const float* data, const in
   return data[off];
 }
 
+// The TMA faults (an illegal instruction) on a box whose corner on the contiguous axis is off a 16-byte
+// boundary (regression: a channels-first fp32 filter column shifting w by one element, session 36):
+// bk elements are 128 bytes.
+inline void expect_aligned_corner(const int (&x)[tg::boxes::max_rank], int bk) {
+  EXPECT_EQ(x[0] % (bk / 8), 0) << "a box corner at element " << x[0] << " of the contiguous axis";
+}
+
 // A tile's local index i -> digits (corner + local), and whether all lie inside the dimension.
 inline bool digits_at(const tg::tma_gemm::digits& d, const int (&corner)[4], int i, int (&out)[4]) {
   bool in = true;
@@ -88,6 +98,7 @@ std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, inde
   }
   EXPECT_EQ(ob.box.elements() * ob.boxes, R * BK);
   for (int i = 0; i < ob.boxes; ++i) {
+    expect_aligned_corner(x, BK);
     for (int l = 0; l < ob.box.elements(); ++l) {
       const float val = tma_element(ob.box, v.data, x, l);
       const int r = ob.mn_major ? i * BK + l % BK : l / BK, k = ob.mn_major ? l / BK : l % BK;
@@ -115,6 +126,7 @@ std::vector<float> fetch_halo(const tg::tma_gemm::class_plan& p, const View& v, 
     x[a] = p.a.base[a] + p.a.step[0][0][a] * static_cast<int>(g);
     for (int q = 0; q < 4; ++q) x[a] += p.a.step[1][q][a] * rows[q] + p.a.step[2][q][a] * ks[q];
   }
+  expect_aligned_corner(x, BK);
   std::vector<float> t(static_cast<std::size_t>(BM) * BK, -1.0f);
   for (int r = 0; r < BM; ++r) {
     const int row = h.block_row[r / 64] + (r % 64 / 8) * h.group_rows + r % 8 + h.tap_row[tap];
@@ -143,6 +155,7 @@ std::vector<float> fetch_k_halo(const tg::tma_gemm::class_plan& p, const View& v
     x[a] = p.a.base[a] + p.a.step[0][0][a] * static_cast<int>(g);
     for (int q = 0; q < 4; ++q) x[a] += p.a.step[1][q][a] * rows[q] + p.a.step[2][q][a] * ks[q];
   }
+  expect_aligned_corner(x, BK16);
   std::vector<float> t(static_cast<std::size_t>(BM) * BK16, 0.0f);
   for (int b = 0; b < BM / 64; ++b) {
     int dm[4];
@@ -180,6 +193,7 @@ void check_c_store(const Views& v, const tg::tma_gemm::class_plan& p, const tg::
       for (int q = 0; q < 4; ++q) m[q] = cm[q] + ((r0 >> p.m.shift[q]) & (p.m.ext[q] - 1));  // the piece's first row
       for (int a = 0; a < tg::boxes::max_rank; ++a) x[a] = tm::c_box_corner(st.axes, m, cn, static_cast<int>(g), a);
       x[0] += half * tm::c_box_cols;
+      expect_aligned_corner(x, BK16);
       ASSERT_EQ(st.box.elements(), tm::c_piece_rows * tm::c_box_cols);
       for (int l = 0; l < st.box.elements(); ++l) {
         index_t off = st.box.base;
@@ -218,75 +232,108 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   long long checked = 0;
   const auto st = BK == BK16 ? tg::tma_gemm::plan_c_store(p, BN, 2) : tg::tma_gemm::c_store{};  // C's store boxes: 16-bit C
   c_store_plans += st.ok;
-  for (index_t g = 0; g < G; ++g)
+  // A tile's row (or column) digits, once per tile (per element of every k-tile they took the sanitizer
+  // lane minutes): digits, whether inside, merged index.
+  struct tile_digits {
+    int corner[4];
+    std::vector<std::array<int, 4>> d;
+    std::vector<char> in;
+    std::vector<index_t> at;
+  };
+  auto digits_of = [](const tg::tma_gemm::digits& dg, index_t t, int n) {
+    tile_digits td{{}, std::vector<std::array<int, 4>>(n), std::vector<char>(n), std::vector<index_t>(n)};
+    corner_of(dg, t, td.corner);
+    for (int i = 0; i < n; ++i) {
+      int d[4];
+      td.in[i] = digits_at(dg, td.corner, i, d);
+      std::copy(d, d + 4, td.d[i].begin());
+      td.at[i] = merged(dg, d);
+    }
+    return td;
+  };
+  std::vector<tile_digits> ms, ns;
+  for (index_t tm = 0; tm < p.m.count; ++tm) ms.push_back(digits_of(p.m, tm, BM));
+  for (index_t tn = 0; tn < p.n.count; ++tn) ns.push_back(digits_of(p.n, tn, BN));
+  // The k-tiles' digits, and which of their k positions lie inside K.
+  std::vector<std::array<int, 4>> k_corner(static_cast<std::size_t>(p.has_k ? p.k.count : 0));
+  std::vector<std::array<index_t, BK>> k_at(k_corner.size());
+  std::vector<std::array<char, BK>> k_in(k_corner.size());
+  for (std::size_t kt = 0; kt < k_corner.size(); ++kt) {
+    int ck[4];
+    corner_of(p.k, static_cast<index_t>(kt), ck);
+    std::copy(ck, ck + 4, k_corner[kt].begin());
+    for (int k = 0; k < BK; ++k) {
+      int dk[4];
+      k_in[kt][k] = digits_at(p.k, ck, k, dk);
+      k_at[kt][k] = k_in[kt][k] ? merged_k(p, dk) : 0;
+    }
+  }
+  static_assert(BK <= 64, "a k-tile's zero columns as the bits of one word");
+  // One operand's tiles (A's M tiles or B's N tiles) of every k-tile, each fetched and checked once (a
+  // tile does not depend on the other operand's tile); zero: per (tile, k-tile) the bits of the k
+  // positions at which the whole tile reads zero.
+  auto check_operand = [&](bool is_a, index_t g, const std::vector<tile_digits>& tiles, int R, std::vector<std::uint64_t>& zero) {
+    zero.assign(tiles.size() * k_corner.size(), 0);
+    for (std::size_t t = 0; t < tiles.size(); ++t)
+      for (std::size_t kt = 0; kt < k_corner.size(); ++kt) {
+        int ck[4];
+        std::copy(k_corner[kt].begin(), k_corner[kt].end(), ck);
+        const auto& td = tiles[t];
+        const auto got = !is_a         ? fetch<BK>(p.b, v.b, g, td.corner, ck, BN)
+                         : p.halo.on   ? fetch_halo<BM, BK>(p, v.a, g, td.corner, ck, static_cast<int>(static_cast<index_t>(kt) % p.halo.taps))
+                         : p.k_halo.on ? fetch_k_halo<BM>(p, v.a, g, td.corner, ck)
+                                       : fetch<BK>(p.a, v.a, g, td.corner, ck, BM);
+        for (int k = 0; k < BK; ++k) {
+          bool all_zero = true;
+          for (int r = 0; r < R; ++r) {
+            const float e = got[static_cast<std::size_t>(r) * BK + k];
+            all_zero = all_zero && e == 0.0f;
+            if (!k_in[kt][k] || !td.in[r]) continue;
+            const multi_index<3> at{{g, td.at[r], k_at[kt][k]}};
+            if (is_a) ASSERT_EQ(e, v.a.load(at)) << "A tile " << t << " k-tile " << kt << " row " << r << " k " << k;
+            else ASSERT_EQ(e, v.b.load(at)) << "B tile " << t << " k-tile " << kt << " col " << r << " k " << k;
+            ++checked;
+          }
+          zero[t * k_corner.size() + kt] |= static_cast<std::uint64_t>(all_zero) << k;
+        }
+      }
+  };
+  for (index_t g = 0; g < G; ++g) {
     for (index_t tm = 0; tm < p.m.count; ++tm)
       for (index_t tn = 0; tn < p.n.count; ++tn) {
-        int cm[4], cn[4];
-        corner_of(p.m, tm, cm);
-        corner_of(p.n, tn, cn);
-        // The tile's row and column digits, once per tile (per element of every k-tile they took the
-        // sanitizer lane minutes): digits, whether inside, merged index.
-        std::vector<std::array<int, 4>> dms(BM), dns(BN);
-        std::vector<char> m_in(BM), n_in(BN);
-        std::vector<index_t> m_at(BM), n_at(BN);
-        for (int r = 0; r < BM; ++r) {
-          int dm[4];
-          m_in[r] = digits_at(p.m, cm, r, dm);
-          std::copy(dm, dm + 4, dms[r].begin());
-          m_at[r] = merged(p.m, dm);
-        }
-        for (int c = 0; c < BN; ++c) {
-          int dn[4];
-          n_in[c] = digits_at(p.n, cn, c, dn);
-          std::copy(dn, dn + 4, dns[c].begin());
-          n_at[c] = merged(p.n, dn);
-        }
+        const auto &m = ms[static_cast<std::size_t>(tm)], &n = ns[static_cast<std::size_t>(tn)];
         // C: the offset of every tile position.
         for (int r = 0; r < BM; ++r) {
-          if (!m_in[r]) continue;
+          if (!m.in[r]) continue;
           for (int c = 0; c < BN; ++c) {
-            if (!n_in[c]) continue;
+            if (!n.in[c]) continue;
             index_t off = p.c_off0 + p.c_g * g;
-            for (int q = 0; q < 4; ++q) off += p.c_m[q] * dms[r][q] + p.c_n[q] * dns[c][q];
-            const multi_index<3> at{{g, m_at[r], n_at[c]}};
+            for (int q = 0; q < 4; ++q) off += p.c_m[q] * m.d[r][q] + p.c_n[q] * n.d[c][q];
+            const multi_index<3> at{{g, m.at[r], n.at[c]}};
             ASSERT_EQ(off, v.c.desc.offset(at)) << "C at " << str(at);
           }
         }
         // C's store boxes on a sample of the tiles (the first, middle and last M tiles of the first and
         // last group, every N tile: the edges' clipping and an interior tile; all of them cost the
         // sanitizer lane a minute).
-        if ((g == 0 || g == G - 1) && (tm == 0 || tm == p.m.count / 2 || tm == p.m.count - 1)) check_c_store<BM, BN>(v, p, st, g, cm, cn);
-        if (!p.has_k) continue;
-        for (index_t kt = 0; kt < p.k.count; ++kt) {
-          int ck[4];
-          corner_of(p.k, kt, ck);
-          const auto ta = p.halo.on     ? fetch_halo<BM, BK>(p, v.a, g, cm, ck, static_cast<int>(kt % p.halo.taps))
-                          : p.k_halo.on ? fetch_k_halo<BM>(p, v.a, g, cm, ck)
-                                        : fetch<BK>(p.a, v.a, g, cm, ck, BM);
-          const auto tb = fetch<BK>(p.b, v.b, g, cn, ck, BN);
-          for (int k = 0; k < BK; ++k) {
-            int dk[4];
-            const bool k_in = digits_at(p.k, ck, k, dk);
-            const index_t k_at = k_in ? merged_k(p, dk) : 0;
-            bool a_zero = true, b_zero = true;
-            for (int r = 0; r < BM; ++r) {
-              const float got = ta[static_cast<std::size_t>(r) * BK + k];
-              a_zero = a_zero && got == 0.0f;
-              if (!k_in || !m_in[r]) continue;
-              ASSERT_EQ(got, v.a.load({{g, m_at[r], k_at}})) << "A tile " << tm << " k-tile " << kt << " row " << r << " k " << k;
-              ++checked;
-            }
-            for (int c = 0; c < BN; ++c) {
-              const float got = tb[static_cast<std::size_t>(c) * BK + k];
-              b_zero = b_zero && got == 0.0f;
-              if (!k_in || !n_in[c]) continue;
-              ASSERT_EQ(got, v.b.load({{g, n_at[c], k_at}})) << "B tile " << tn << " k-tile " << kt << " col " << c << " k " << k;
-              ++checked;
-            }
-            if (!k_in) ASSERT_TRUE(a_zero || b_zero) << "k past K must read zero in A or B (k-tile " << kt << ", k " << k << ")";
-          }
-        }
+        if ((g == 0 || g == G - 1) && (tm == 0 || tm == p.m.count / 2 || tm == p.m.count - 1)) check_c_store<BM, BN>(v, p, st, g, m.corner, n.corner);
       }
+    if (!p.has_k) continue;
+    std::vector<std::uint64_t> a_zero, b_zero;
+    check_operand(true, g, ms, BM, a_zero);
+    if (::testing::Test::HasFatalFailure()) return;
+    check_operand(false, g, ns, BN, b_zero);
+    if (::testing::Test::HasFatalFailure()) return;
+    for (std::size_t kt = 0; kt < k_corner.size(); ++kt) {
+      std::uint64_t past = 0;  // the k positions past K
+      for (int k = 0; k < BK; ++k) past |= static_cast<std::uint64_t>(!k_in[kt][k]) << k;
+      for (std::size_t tm = 0; tm < ms.size(); ++tm)
+        for (std::size_t tn = 0; tn < ns.size(); ++tn) {
+          const std::uint64_t covered = a_zero[tm * k_corner.size() + kt] | b_zero[tn * k_corner.size() + kt];
+          ASSERT_EQ(past & ~covered, 0u) << "k past K must read zero in A or B (k-tile " << kt << ", M tile " << tm << ", N tile " << tn << ")";
+        }
+    }
+  }
   if (p.has_k) EXPECT_GT(checked, 0);
 }
 
@@ -306,6 +353,49 @@ struct transposed_views {
   explicit transposed_views(const V& v) : a(v.b), b(v.a), c{c_desc{v.c.desc}} {}
 };
 
+// The views' elements and C's offsets, each worked out from its descriptor once for all the plans of
+// one GEMM that check_tiles checks (nine tile shapes and halos: the descriptors' arithmetic, repeated
+// per plan, was most of the sanitizer lane's time). Every box element is still compared with the
+// descriptor's value at its GEMM coordinates.
+template <class View>
+struct memo_operand {
+  const float* data;
+  const View* v;
+  index_t rows, ks;
+  std::shared_ptr<std::vector<float>> val;
+  std::shared_ptr<std::vector<char>> known;
+  memo_operand(const View& w, index_t groups, index_t r, index_t k)
+      : data(w.data), v(&w), rows(r), ks(k), val(std::make_shared<std::vector<float>>(static_cast<std::size_t>(groups * r * k))),
+        known(std::make_shared<std::vector<char>>(val->size(), 0)) {}
+  float load(const multi_index<3>& at) const {
+    const auto i = static_cast<std::size_t>((at[0] * rows + at[1]) * ks + at[2]);
+    if (!(*known)[i]) (*val)[i] = v->load(at), (*known)[i] = 1;
+    return (*val)[i];
+  }
+};
+template <class Desc>
+struct memo_offsets {
+  const Desc* d;
+  index_t ms, ns;
+  std::shared_ptr<std::vector<index_t>> off;  // -1: not yet asked (C has no padding: offsets are >= 0)
+  index_t offset(const multi_index<3>& at) const {
+    index_t& o = (*off)[static_cast<std::size_t>((at[0] * ms + at[1]) * ns + at[2])];
+    if (o < 0) o = d->offset(at);
+    return o;
+  }
+};
+template <class V>
+struct memo_views {
+  memo_operand<decltype(V::a)> a;
+  memo_operand<decltype(V::b)> b;
+  struct {
+    memo_offsets<std::remove_cv_t<decltype(V::c.desc)>> desc;
+  } c;
+  explicit memo_views(const V& v)
+      : a(v.a, v.groups(), v.m(), v.k()), b(v.b, v.groups(), v.n(), v.k()),
+        c{{&v.c.desc, v.m(), v.n(), std::make_shared<std::vector<index_t>>(static_cast<std::size_t>(v.groups() * v.m() * v.n()), -1)}} {}
+};
+
 // Plans v for each tile shape of the table (plan.hpp) and checks every plan; true if any exists.
 template <class Views>
 bool check_tiles(const Views& v, bool expect) {
@@ -314,12 +404,13 @@ bool check_tiles(const Views& v, bool expect) {
   // Nor has a reduction of one element (regression: seeds 2182235374 and 760237, backward weight of one
   // image whose every output size is 1): it is refused and runs on the cp.async pipeline.
   expect = expect && v.m() >= tg::tma_gemm::min_rows && v.n() >= tg::tma_gemm::min_rows && v.k() > 1;
+  const memo_views<Views> mv(v);
   bool any = false;
   auto one = [&](auto bm, auto bn) {
     constexpr int BM = decltype(bm)::value, BN = decltype(bn)::value;
     SCOPED_TRACE(::testing::Message() << "tile " << BM << "x" << BN);
     const auto p = tg::tma_gemm::plan_class<BM, BN>(v);
-    if (p.ok) check_plan<BM, BN>(v, p), any = true;
+    if (p.ok) check_plan<BM, BN>(mv, p), any = true;
     else if (expect && BM == 128 && BN == 128) ADD_FAILURE() << "no plan: " << p.why;
   };
   one(std::integral_constant<int, 128>{}, std::integral_constant<int, 128>{});
@@ -330,7 +421,7 @@ bool check_tiles(const Views& v, bool expect) {
     constexpr int BN = decltype(bn)::value;
     SCOPED_TRACE(::testing::Message() << "halo tile 256x" << BN);
     const auto p = tg::tma_gemm::plan_class<256, BN, false, tg::tma_gemm::halo_kind::rows>(v);
-    if (p.ok) check_plan<256, BN>(v, p);
+    if (p.ok) check_plan<256, BN>(mv, p);
   };
   halo(std::integral_constant<int, 64>{});
   halo(std::integral_constant<int, 128>{});
@@ -340,7 +431,7 @@ bool check_tiles(const Views& v, bool expect) {
   if (pt.ok) {
     SCOPED_TRACE("transposed 256x64");
     EXPECT_TRUE(pt.transposed);
-    check_plan<256, 64>(transposed_views<Views>(v), pt);
+    check_plan<256, 64>(transposed_views<memo_views<Views>>(mv), pt);
   }
   // k-halo plans (launch.hpp tries them first for backward weight: both operands MN-major), transposed,
   // wherever they exist.
@@ -348,7 +439,7 @@ bool check_tiles(const Views& v, bool expect) {
     constexpr int BN = decltype(bn)::value;
     SCOPED_TRACE(::testing::Message() << "k-halo tile 256x" << BN);
     const auto p = tg::tma_gemm::plan_class<256, BN, true, tg::tma_gemm::halo_kind::k>(v);
-    if (p.ok) check_plan<256, BN>(transposed_views<Views>(v), p);
+    if (p.ok) check_plan<256, BN>(transposed_views<memo_views<Views>>(mv), p);
   };
   k_halo(std::integral_constant<int, 64>{});
   k_halo(std::integral_constant<int, 128>{});  // not launched (launch.hpp), but the plan is general
@@ -357,7 +448,7 @@ bool check_tiles(const Views& v, bool expect) {
     using T = tg::tma_gemm::k_halo_taps_tile;
     SCOPED_TRACE("k-halo taps tile");
     const auto p = tg::tma_gemm::plan_class<T::BM, T::BN, true, tg::tma_gemm::halo_kind::k>(v);
-    if (p.ok) check_plan<T::BM, T::BN>(transposed_views<Views>(v), p), ++taps_plans;
+    if (p.ok) check_plan<T::BM, T::BN>(transposed_views<memo_views<Views>>(mv), p), ++taps_plans;
   }
   return any;
 }
@@ -371,6 +462,7 @@ template <class Views>
 bool check_tiles_tf32(const Views& v, bool expect) {
   expect = expect && v.m() >= tg::tma_gemm::min_rows && v.n() >= tg::tma_gemm::min_rows && v.k() > 1;
   const int orient = tg::tma_gemm::orientation_of<BK32>(v);
+  const memo_views<Views> mv(v);
   bool any = false;
   auto one = [&](auto bm, auto bn, auto halo) {
     constexpr int BM = decltype(bm)::value, BN = decltype(bn)::value;
@@ -387,7 +479,7 @@ bool check_tiles_tf32(const Views& v, bool expect) {
       return;
     }
     if (p.has_k) EXPECT_FALSE(p.a_mn || p.b_mn) << "a tf32 plan reads an operand MN-major";
-    check_plan<BM, BN, BK32>(v, p);
+    check_plan<BM, BN, BK32>(mv, p);
     any = true, ++tf32_plans, tf32_halo_plans += p.halo.on;
   };
   one(std::integral_constant<int, 128>{}, std::integral_constant<int, 128>{}, std::false_type{});

@@ -57,13 +57,31 @@ TEST(TmaPlan, Tf32ChannelsLast) {
 }
 
 // Channels-first backward weight: dy's and x's output positions are contiguous, so both operands are
-// K-major for the tf32 tiles (a k-tile 32 output columns; x's filter column, which steps w too, a row
-// digit spanning one value per tile): plans that bring every element of every box.
+// K-major for the tf32 tiles (a k-tile 32 output columns): plans that bring every element of every box.
+// A filter column that shifts x's w by one element a tap puts B's corners off the 16-byte boundaries
+// the TMA needs (regression: a padded 3x3 layer faulted on an H200, session 36), so only filters one
+// wide along w, or with padding and dilation in whole 16 bytes, plan.
 TEST(TmaPlan, Tf32ChannelsFirstBackwardWeight) {
   const int before = tf32_bwd_weight_plans;
   check_random<1>(L::nchw, 64, false, true);
   check_random<2>(L::nchw, 64, false, true);
+  tg::ops::conv_problem p;
+  p.ndim = 2, p.layout = L::nchw, p.N = 2, p.K = 64, p.C = 72, p.in[0] = 20, p.in[1] = 24;
+  std::mt19937 rng(13);
+  check_problem<2>(p, rng, false, true);  // 1x1
   EXPECT_GT(tf32_bwd_weight_plans, before) << "channels-first backward weight got no tf32 plan";
+  auto plans = [&](const tg::ops::conv_problem& q) {
+    std::vector<float> y(1), x(1), w(1);
+    return tg::tma_gemm::plan_class<128, 128, false, tg::tma_gemm::halo_kind::none, BK32>(bwd_weight_views<2>(q, y.data(), x.data(), w.data())).ok;
+  };
+  EXPECT_TRUE(plans(p));
+  p.filter[0] = p.filter[1] = 3, p.pad_l[0] = p.pad_l[1] = p.pad_r[0] = p.pad_r[1] = 1;
+  EXPECT_FALSE(plans(p)) << "a 3x3 filter padded by 1: x's boxes start one element off";
+  p.dilation[1] = 4, p.pad_l[1] = p.pad_r[1] = 4;  // w moves 4 fp32 elements a tap: whole 16 bytes
+  EXPECT_TRUE(plans(p));
+  const int dilated = tf32_bwd_weight_plans;
+  check_problem<2>(p, rng, false, true);
+  EXPECT_GT(tf32_bwd_weight_plans, dilated) << "the dilated 3x3 plan was not checked";
 }
 
 // Odd channel counts (a k-tile of 32 past a group's channels reads zero) and groups first.
