@@ -181,7 +181,7 @@ struct schedule {
   int k_halo_max_columns = 128;  // ... for backward weight with at most this many output channels (per group)
   bool tma_store = false;        // C's tiles stored as TMA boxes where they are (c_store_plan.hpp): 2-14% slower (section 28)
   bool tf32 = true;              // fp32 GEMMs with K-major operands on tf32 tiles (BK 32): 2.3-7.6x the cp.async pipeline's mma.sync (section 38)
-  bool tf32_channels_first = true;  // ... and channels-first ones they read K-major as they are (backward weight of 1x1 layers), without feature-last copies: 6.3-6.6x faster (section 39)
+  bool tf32_channels_first = true;  // ... and channels-first ones they read K-major as they are (backward weight, 1x1 layers), without feature-last copies: 6.3-6.6x faster on the two measured (section 39)
   bool staged_sliding = true;    // depthwise backward weight on TMA-staged tiles (staged_sliding.hpp) where it plans
   int staged_blocks = 2;         // ... blocks of it per multiprocessor (1 or 2: each then half the stages and warps; 2: 0-15% faster, section 29)
   int staged_rows = 2;           // ... rows a warp walks at once (1 or 2; 2: 7-23% faster, section 29)

@@ -77,6 +77,7 @@ TEST(TmaPlan, Tf32ChannelsFirstBackwardWeight) {
   EXPECT_TRUE(plans(p));
   p.filter[0] = p.filter[1] = 3, p.pad_l[0] = p.pad_l[1] = p.pad_r[0] = p.pad_r[1] = 1;
   EXPECT_FALSE(plans(p)) << "a 3x3 filter padded by 1: x's boxes start one element off";
+  check_problem<2>(p, rng, false, true);  // whatever other tile plans it has keep their corners aligned
   p.dilation[1] = 4, p.pad_l[1] = p.pad_r[1] = 4;  // w moves 4 fp32 elements a tap: whole 16 bytes
   EXPECT_TRUE(plans(p));
   const int dilated = tf32_bwd_weight_plans;
