@@ -61,4 +61,11 @@ template <class Batch, class = void>
 struct has_gemm_tensors : std::false_type {};
 template <class Batch>
 struct has_gemm_tensors<Batch, std::void_t<decltype(Batch::tensor_count)>> : std::true_type {};
+
+// A batch of gemm_tensors over fp32 elements (what the tf32 tiles' lowering steps take).
+template <class Batch>
+constexpr bool is_fp32_tensor_batch() {
+  if constexpr (!has_gemm_tensors<Batch>::value) return false;
+  else return std::is_same_v<std::remove_pointer_t<decltype(Batch::tensor::data)>, float>;
+}
 }  // namespace tg

@@ -209,7 +209,7 @@ inline void start_box(const view_axes& ax, operand_boxes& o, int bk) {
 // so all of them are aligned iff the base, the group step, each digit's step times its extent and the
 // step from box to box are. The halos (halo_plan.hpp, k_halo_plan.hpp) ask it too.
 inline bool corners_aligned(const operand_boxes& o, const view_digits& d, const extents& ext_rows, const extents& ext_k, int bk) {
-  const long long align = bk / 8;
+  const long long align = bk / (swizzle_bytes / 16);  // elements in 16 bytes
   auto on = [&](long long v) { return v % align == 0; };
   bool ok = on(o.base[0]) && on(o.box_step[0]);
   for (int p = 0; p < d.count[0]; ++p) ok = ok && on(o.step[0][p][0]);

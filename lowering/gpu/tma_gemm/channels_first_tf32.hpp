@@ -14,7 +14,6 @@
 // copies; section 39).
 #pragma once
 #include <string>
-#include <type_traits>
 #include "lowering/feature_last.hpp"
 #include "lowering/gemm_tensors.hpp"
 #include "lowering/gpu/backend.hpp"
@@ -23,9 +22,7 @@
 namespace tg::tma_gemm {
 template <class Batch>
 bool run_channels_first(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, std::string& why) {
-  if constexpr (!has_gemm_tensors<Batch>::value) {
-    return false;
-  } else if constexpr (!std::is_same_v<std::remove_pointer_t<decltype(Batch::tensor::data)>, float>) {
+  if constexpr (!is_fp32_tensor_batch<Batch>()) {
     return false;
   } else {
     const schedule& s = sm90_schedule();

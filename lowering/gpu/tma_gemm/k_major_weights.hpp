@@ -8,7 +8,6 @@
 // the tf32 tiles (TG_TMA_TF32=0 turns both off). Which tensors move: k_major_plan.hpp (host-tested).
 #pragma once
 #include <string>
-#include <type_traits>
 #include "lowering/feature_last.hpp"
 #include "lowering/gemm_tensors.hpp"
 #include "lowering/gpu/backend.hpp"
@@ -22,30 +21,25 @@ namespace tg::tma_gemm {
 // apply or the pipeline refuses the copies' views (the caller then runs the batch as it is).
 template <class Batch>
 bool run_on_k_major_weights(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol, std::string& why) {
-  if constexpr (!has_gemm_tensors<Batch>::value) {
+  if constexpr (!is_fp32_tensor_batch<Batch>()) {
     return false;
   } else {
-    using T = std::remove_pointer_t<decltype(Batch::tensor::data)>;
-    if constexpr (!std::is_same_v<T, float>) {
-      return false;
-    } else {
-      if (!sm90_schedule().tf32) return false;
-      k_major_copies<Batch> c = k_major_copies_of(batch);
-      if (!c.any) return false;
-      std::size_t offset[k_major_copies<Batch>::N] = {}, bytes = 0;
-      for (int i = 0; i < c.N; ++i)
-        if (c.move[i]) offset[i] = bytes, bytes += (static_cast<std::size_t>(c.tensors[i].desc.size()) * sizeof(T) + 255) / 256 * 256;
-      auto* base = static_cast<unsigned char*>(be.k_major->take(bytes, be.stream));  // throws scratch_shortfall, naming the bytes
-      for (int i = 0; i < c.N; ++i) {
-        if (!c.move[i]) continue;
-        c.tensors[i].data = reinterpret_cast<T*>(base + offset[i]);
-        const auto& t = batch.tensors[i];
-        relayout(be, make_view(c.tensors[i].data, as_rank6(c.tensors[i].desc)), make_view(t.in(), as_rank6(t.desc)));
-      }
-      if (!run(be, batch.with_tensors(c.tensors), ep, pol, why)) return false;
-      why = "the weight copied with its rows innermost (" + std::to_string(bytes) + " bytes of scratch), " + why;
-      return true;
+    if (!sm90_schedule().tf32) return false;
+    k_major_copies<Batch> c = k_major_copies_of(batch);
+    if (!c.any) return false;
+    std::size_t offset[k_major_copies<Batch>::N] = {}, bytes = 0;
+    for (int i = 0; i < c.N; ++i)
+      if (c.move[i]) offset[i] = bytes, bytes += (static_cast<std::size_t>(c.tensors[i].desc.size()) * sizeof(float) + 255) / 256 * 256;
+    auto* base = static_cast<unsigned char*>(be.k_major->take(bytes, be.stream));  // throws scratch_shortfall, naming the bytes
+    for (int i = 0; i < c.N; ++i) {
+      if (!c.move[i]) continue;
+      c.tensors[i].data = reinterpret_cast<float*>(base + offset[i]);
+      const auto& t = batch.tensors[i];
+      relayout(be, make_view(c.tensors[i].data, as_rank6(c.tensors[i].desc)), make_view(t.in(), as_rank6(t.desc)));
     }
+    if (!run(be, batch.with_tensors(c.tensors), ep, pol, why)) return false;
+    why = "the weight copied with its rows innermost (" + std::to_string(bytes) + " bytes of scratch), " + why;
+    return true;
   }
 }
 }  // namespace tg::tma_gemm
