@@ -83,38 +83,43 @@ struct c_writer {
 
 
   // Block b of the warp's rows (16 rows x BN columns, where C's columns are contiguous) through the
-  // warp's staging rows in shared memory: the pairs in, then 16-byte runs of a row out, so that 8
-  // lanes write a whole 128-byte line of C instead of 4 bytes of each of 8 rows per store. The
-  // staging rows' 16-byte chunks are XOR-swizzled by row: the pairs' writes and the runs' reads are
-  // both free of bank conflicts.
+  // warp's staging rows in shared memory, in P::c_passes passes of BN / c_passes columns (fp32: two,
+  // so that the staging leaves the ring a stage more): the pairs in, then 16-byte runs of a row out,
+  // so that 8 lanes write a whole 128-byte line of C instead of 4 bytes of each of 8 rows per store.
+  // The staging rows' 16-byte chunks are XOR-swizzled by row: the pairs' writes and the runs' reads
+  // are both free of bank conflicts.
   __device__ void block_staged(int b, const float (&v)[P::BN / 8][4], unsigned char* rows) const {
-    // V elements per 16-byte chunk (8 of 16 bits, 4 of fp32); a pair (columns 8 j + 2 quad, + 1) lies in
-    // chunk 8 j / V + 2 quad / V at byte (2 quad % V) x the element size.
-    constexpr int V = 16 / static_cast<int>(sizeof(E)), chunks = P::BN / V, row_bytes = P::BN * static_cast<int>(sizeof(E));
+    // V elements per 16-byte chunk (8 of 16 bits, 4 of fp32); a pair (columns 8 j + 2 quad, + 1 of the
+    // pass) lies in chunk 8 j / V + 2 quad / V at byte (2 quad % V) x the element size.
+    constexpr int V = 16 / static_cast<int>(sizeof(E)), cols = P::BN / P::c_passes, chunks = cols / V,
+                  row_bytes = cols * static_cast<int>(sizeof(E));
+    static_assert(chunks % 8 == 0, "a pass's row: whole groups of 8 chunks (the swizzle)");
     struct alignas(2 * sizeof(E)) two { E x, y; };
     const int lane = threadIdx.x % 32;
-    TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int h = 0; h < 2; ++h) {
-      const int r = lane / 4 + 8 * h, ch = 8 * j / V + 2 * quad / V;
-      *reinterpret_cast<two*>(rows + r * row_bytes + (ch ^ (r & 7)) * 16 + (2 * quad % V) * static_cast<int>(sizeof(E))) =
-          two{arch::cvt_from_float<E>(alpha * v[j][2 * h]), arch::cvt_from_float<E>(alpha * v[j][2 * h + 1])};
-    }
-    arch::warp_sync();
-    TG_UNROLL for (int i = 0; i < chunks / 2; ++i) {  // 16 x chunks runs, 32 lanes
-      const int l = i * 32 + lane, r = l / chunks, ch = l % chunks, col = V * ch;
-      // Row r's offset and bound from the lane that holds it (wgmma's layout: lane 4 (r % 8), half r / 8).
-      const long long off0 = arch::warp_shuffle(row_ok[b][0] ? row_off[b][0] : -1, (r % 8) * 4);
-      const long long off1 = arch::warp_shuffle(row_ok[b][1] ? row_off[b][1] : -1, (r % 8) * 4);
-      const long long off = r < 8 ? off0 : off1;
-      if (off < 0 || col >= left) continue;
-      const unsigned char* run = rows + r * row_bytes + (ch ^ (r & 7)) * 16;
-      E* const p = out + off + col0 + col;
-      if (col + V <= left) {
-        *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(run);
-      } else {
-        for (int e = 0; e < left - col; ++e) p[e] = reinterpret_cast<const E*>(run)[e];
+    TG_UNROLL for (int pass = 0; pass < P::c_passes; ++pass) {
+      TG_UNROLL for (int jj = 0; jj < cols / 8; ++jj) TG_UNROLL for (int h = 0; h < 2; ++h) {
+        const int j = pass * (cols / 8) + jj, r = lane / 4 + 8 * h, ch = 8 * jj / V + 2 * quad / V;
+        *reinterpret_cast<two*>(rows + r * row_bytes + (ch ^ (r & 7)) * 16 + (2 * quad % V) * static_cast<int>(sizeof(E))) =
+            two{arch::cvt_from_float<E>(alpha * v[j][2 * h]), arch::cvt_from_float<E>(alpha * v[j][2 * h + 1])};
       }
+      arch::warp_sync();
+      TG_UNROLL for (int i = 0; i < chunks / 2; ++i) {  // 16 x chunks runs, 32 lanes
+        const int l = i * 32 + lane, r = l / chunks, ch = l % chunks, col = pass * cols + V * ch;
+        // Row r's offset and bound from the lane that holds it (wgmma's layout: lane 4 (r % 8), half r / 8).
+        const long long off0 = arch::warp_shuffle(row_ok[b][0] ? row_off[b][0] : -1, (r % 8) * 4);
+        const long long off1 = arch::warp_shuffle(row_ok[b][1] ? row_off[b][1] : -1, (r % 8) * 4);
+        const long long off = r < 8 ? off0 : off1;
+        if (off < 0 || col >= left) continue;
+        const unsigned char* run = rows + r * row_bytes + (ch ^ (r & 7)) * 16;
+        E* const p = out + off + col0 + col;
+        if (col + V <= left) {
+          *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(run);
+        } else {
+          for (int e = 0; e < left - col; ++e) p[e] = reinterpret_cast<const E*>(run)[e];
+        }
+      }
+      arch::warp_sync();  // the rows read before the next pass's (or block's) pairs overwrite them
     }
-    arch::warp_sync();  // the rows read before the next block's pairs overwrite them
   }
 };
 

@@ -41,7 +41,11 @@ struct tile {
   static constexpr int a_bytes = (KHalo ? k_halo_rows : BM) * boxes::swizzle_bytes, b_bytes = BN * boxes::swizzle_bytes;
   static constexpr int stage_bytes = a_bytes + b_bytes;
   static constexpr int smem_limit = 227 * 1024;  // sm_90's per-block opt-in maximum
-  static constexpr int epi_warp_bytes = 16 * BN * ElemBytes;   // a consumer warp's 16 rows of C (the epilogue's staging)
+  // A consumer warp's 16 rows of C (the epilogue's staging), fp32 C in two passes of BN/2 columns: 32
+  // KB for the 8 warps at BN 128 instead of 64, so 256x128 fp32 tiles get 4 stages instead of 3 (the
+  // consumers waited on the full barriers, section 39).
+  static constexpr int c_passes = ElemBytes == 4 ? 2 : 1;
+  static constexpr int epi_warp_bytes = 16 * BN * ElemBytes / c_passes;
   static constexpr int epi_bytes = 4 * consumers * epi_warp_bytes;
   static constexpr int ring_room = smem_limit - 1024 - 256 - epi_bytes;
   static constexpr int stages = ring_room / stage_bytes > 8 ? 8 : ring_room / stage_bytes;
@@ -96,7 +100,8 @@ struct halo_tile {
   static constexpr int b_bytes = BN * boxes::swizzle_bytes;
   static constexpr int stage_bytes = b_bytes;  // the k-tile ring holds B
   static constexpr int smem_limit = 227 * 1024;
-  static constexpr int epi_warp_bytes = 16 * BN * ElemBytes;
+  static constexpr int c_passes = ElemBytes == 4 ? 2 : 1;  // as tile's
+  static constexpr int epi_warp_bytes = 16 * BN * ElemBytes / c_passes;
   static constexpr int epi_bytes = 4 * consumers * epi_warp_bytes;
   static constexpr int ring_room = smem_limit - 1024 - 512 - epi_bytes - halo_stages * halo_bytes;
   static constexpr int stages = Resident ? 12 : ring_room / stage_bytes > 8 ? 8 : ring_room / stage_bytes;
