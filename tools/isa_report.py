@@ -135,7 +135,11 @@ def classify(d, unit="ops"):
         # tma_halo_kernel<E, halo_tile<BM, BN, Resident, ElemBytes>, BMn>
         h = re.search(r"halo_tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)(?:, (?:\(bool\))?(\w+))?(?:, (?:\(int\))?\d+)?>, (?:\(bool\))?(\w+)>", d)
         mn = lambda b: "MN" if b in ("true", "1") else "K"
-        if h:
+        # tma_gemm_kernel<float, mn_tf32_tile<BM, BN>, true, true, 1>: MN-major boxes transposed in shared memory
+        t = re.search(r"mn_tf32_tile<(?:\(int\))?(\d+), (?:\(int\))?(\d+)>", d)
+        if t:
+            detail = f"tf32 transposed {t.group(1)}x{t.group(2)} A MN B MN"
+        elif h:
             detail = f"halo {h.group(1)}x{h.group(2)} A K B {mn(h.group(4))}" + (" resident" if h.group(3) in ("true", "1") else "")
         elif m:
             k_halo = m.group(3) in ("true", "1")
@@ -834,6 +838,8 @@ def nvidia_main(args):
             violations.append("no TMA halo kernel (lowering/gpu/tma_gemm/halo_kernel.hpp) in the sm_90a code")
         if not any(k["detail"].startswith("k-halo") for k in tma):
             violations.append("no TMA k-halo kernel (lowering/gpu/tma_gemm/k_halo_plan.hpp, a_blocks.hpp) in the sm_90a code")
+        if not any(k["detail"].startswith("tf32 transposed") for k in tma):
+            violations.append("no MN-major tf32 TMA kernel (plan.hpp's mn_tf32_tile, tma_gemm/tf32_transpose.hpp) in the sm_90a code")
         if not any(k["dtype"] == "fp32" for k in tma):
             violations.append("no fp32 TMA GEMM kernel (tf32 tiles: plan.hpp's elem_tile) in the sm_90a code")
         ptx = ptx_kernels(archive)

@@ -239,8 +239,9 @@ int orientation_of(const Views& v) {
 // boxes::row_elems: 64 of 16 bits, 32 of fp32). Transposed: the plan of C^T = B^T A^T (tile rows over
 // the view's N, A's boxes from its B), for GEMMs whose M would fill a fraction of BM rows while N fills
 // many (backward weight with 64 output channels). H: A as boxes, or as halos that the filter taps read
-// windows of (halo_kind above). 32-bit operands must be K-major: wgmma reads tf32 tiles K-major only
-// (no transpose bit), so a view with MN-major fp32 operands is refused here, not in the kernel.
+// windows of (halo_kind above). 32-bit operands may be MN-major here: tf32 wgmma reads K-major tiles
+// only, so the launch takes such plans on the MN-major tf32 tile (its transposers make the stages
+// K-major: plan.hpp, mn_tf32_tile) or refuses them.
 template <int BM, int BN, bool Transposed = false, halo_kind H = halo_kind::none, int BK = boxes::swizzle_elems, class Views>
 class_plan plan_class(const Views& v) {
   using namespace boxes;
@@ -290,7 +291,6 @@ class_plan plan_class(const Views& v) {
     const int ia = boxes::contiguous_digit(xa, da, pa, BK), ib = boxes::contiguous_digit(xb, db, pb, BK);
     if (ia < 0 || ib < 0) return fail("an operand's contiguous axis is not a row or k digit");
     r.a_mn = ia == 1, r.b_mn = ib == 1;
-    if (BK != swizzle_elems && (r.a_mn || r.b_mn)) return fail("32-bit operands must be K-major (tf32 wgmma has no transposed tiles)");
     if constexpr (H == halo_kind::k) {
       static_assert(BK == swizzle_elems, "a k-halo is MN-major: 16-bit operands only");
       return detail::plan_k_halo<BM, BN>(r, da, db, pa, pb);

@@ -4,6 +4,9 @@
 // (wgmma from the swizzled stages, fp32 accumulators in registers, then the epilogue). Each block walks work units blockIdx.x,
 // blockIdx.x + gridDim.x, ...; the ring runs on across units, so the producer fetches the next tile
 // while the consumers store this one. A split tile's last unit adds the splits' partials first.
+// The MN-major tf32 tile (plan.hpp: mn_tf32_tile) has a third role: the boxes land MN-major in slots
+// of their own and warps 1-3 of warpgroup 0 transpose them into the stages, which the consumers then
+// read K-major (tf32 wgmma has no transposed operands).
 #pragma once
 #include "arch/block.hpp"
 #include "arch/warpgroup_regs_nvidia.hpp"
@@ -11,6 +14,7 @@
 #include "lowering/gpu/tma_gemm/epilogue.hpp"
 #include "lowering/gpu/tma_gemm/producer.hpp"
 #include "lowering/gpu/tma_gemm/split_reduce.hpp"
+#include "lowering/gpu/tma_gemm/tf32_transpose.hpp"
 
 namespace tg::tma_gemm {
 template <class E, class P, bool AMn, bool BMn, int C>
@@ -18,11 +22,16 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
 #if defined(TG_NV_WGMMA) && defined(__CUDA_ARCH__)
   extern __shared__ unsigned char raw[];
   const smem<E, P> s(raw);
+  constexpr bool transposed_stages = P::landing_slots > 0;  // the consumers read the transposers' K-major stages
   const int wg = threadIdx.x / 128;
   if (threadIdx.x == 0) {
     for (int i = 0; i < P::stages; ++i) {
-      arch::mbarrier_init(s.full(i), 1);                    // the producer's arrival (+ the bytes)
+      arch::mbarrier_init(s.full(i), P::full_arrivals);     // the producer's arrival (+ the bytes), or the transposers'
       arch::mbarrier_init(s.empty(i), 128 * P::consumers);  // every consumer thread's release
+    }
+    for (int i = 0; i < P::landing_slots; ++i) {
+      arch::mbarrier_init(s.land_full(i), 1);                      // the producer's arrival + the bytes
+      arch::mbarrier_init(s.land_empty(i), transposer_threads);  // every transposer's release
     }
     arch::mbarrier_init_fence();
   }
@@ -33,6 +42,8 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
       for (int c = 0; c < a.classes; ++c)
         if (a.cls[c].has_k) arch::tma_prefetch_map(&a.cls[c].a.map), arch::tma_prefetch_map(&a.cls[c].b.map);
       produce<E, P>(a, s);
+    } else if constexpr (transposed_stages) {
+      if (threadIdx.x >= 32) transpose_stages<E, P>(a, s, threadIdx.x - 32);
     }
   } else {
     arch::warpgroup_regs_take<P::consumer_regs>();
@@ -40,7 +51,8 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
     for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
       const work k = work_of(a, u);
       float acc[P::row_blocks][P::BN / 8][4];
-      consume_tile<E, P, AMn, BMn>(s, r, k.kb, k.ke, a_blocks<E, P, AMn>(a, *k.c, k.w, wg - 1), acc, a.release_early);
+      constexpr bool a_mn = AMn && !transposed_stages, b_mn = BMn && !transposed_stages;
+      consume_tile<E, P, a_mn, b_mn>(s, r, k.kb, k.ke, a_blocks<E, P, a_mn>(a, *k.c, k.w, wg - 1), acc, a.release_early);
       if (a.splits > 1 && !reduce_split<P>(a, k.w, tile_of(*k.c, k.w), acc, threadIdx.x - 128, s.last_split())) continue;
       epilogue<E, P>(a, *k.c, k.w, acc, wg - 1, s.c_rows((threadIdx.x - 128) / 32));
     }

@@ -175,7 +175,8 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
         (plans[0].a.step_digit >= 0 || plans[0].b.step_digit >= 0 ? ", boxes stepping along a tap" : "") +
         (Halo ? ", A as halos (" + std::to_string(a.halo.taps) + " taps, " + std::to_string(a.halo.rows) + " rows)" : std::string()) +
         (P::k_halo ? ", A as a halo per k-tile (" + std::to_string(a.k_halo.rows) + " rows)" : std::string()) +
-        (P::resident ? a.block_runs ? ", B resident per group (runs of units)" : ", B resident" : "") + ", split-K " +
+        (P::resident ? a.block_runs ? ", B resident per group (runs of units)" : ", B resident" : "") +
+        (P::landing_slots > 0 ? ", MN-major boxes transposed to K-major stages (" + std::to_string(P::landing_slots) + " landing slots)" : std::string()) + ", split-K " +
         std::to_string(a.splits) + (a.splits > 1 ? a.fused_split ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
         (a.c_tma ? ", C by TMA stores" : c_why ? std::string(", C by the threads (TMA stores: ") + c_why + ")" : std::string()) +
         (a.release_early ? ", early release" : "");
@@ -280,7 +281,10 @@ bool run_tile(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gem
   class_plan plans[max_classes];
   int orient;
   if (!plan_batch<P, T, halo_kind::none>(vs, plans, orient, why)) return false;
-  if constexpr (sizeof(E) == 4) {  // tf32: K-major operands only (the plans refuse the others)
+  if constexpr (sizeof(E) == 4 && P::landing_slots > 0) {  // tf32 with both operands MN-major: transposed in shared memory
+    if (orient != 3) return why = "the MN-major tf32 tile takes both operands MN-major", false;
+    return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
+  } else if constexpr (sizeof(E) == 4) {  // tf32: K-major operands only
     if (orient > 0) return why = "tf32 tiles read K-major operands only", false;
     return launch_plans<E, P, false, false>(be, batch, vs, ep, pol, plans, why);
   } else if constexpr (T) {  // instantiated for backward weight's orientation only (run below)
@@ -342,6 +346,17 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     if constexpr (b16) {
       if (sched.transpose_narrow && !sched.force_tile && orient == 3 && vs.size() == 1 && max_m <= 64 && max_n >= 256) {
         if (run_tile<E, tile<256, 64>, true>(be, batch, vs, ep, pol, why256)) return why = why256, true;
+      }
+    }
+    // fp32 with both operands MN-major (backward weight channels-last: the channels contiguous on both
+    // sides): the MN-major tf32 tiles, whose transposers make the stages K-major; transposed (C^T = B^T
+    // A^T on 256x64) where M fills at most 64 columns, as the 16-bit tiles are. Only batches that can be
+    // backward weight's GEMM instantiate them.
+    if constexpr (f32 && k_halo_views<Batch>()) {
+      if (sched.tf32_transpose && orient == 3) {
+        if (sched.transpose_narrow && max_m <= 64 && max_n >= 256) return run_tile<E, mn_tf32_tile<256, 64>, true>(be, batch, vs, ep, pol, why);
+        if (max_m >= 256 && run_tile<E, mn_tf32_tile<256, 128>>(be, batch, vs, ep, pol, why256)) return why = why256, true;
+        return run_tile<E, mn_tf32_tile<128, 128>>(be, batch, vs, ep, pol, why);
       }
     }
     switch (sched.force_tile ? sched.tile : choose_tile(max_m, max_n, orient >= 2)) {

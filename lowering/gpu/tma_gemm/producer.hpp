@@ -36,9 +36,10 @@ __device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* ful
                      x[3] + i * o.box_step[3], x[4] + i * o.box_step[4]);
 }
 
+// Into the stages, or into the landing slots of the MN-major tf32 tile (smem.hpp: load_*).
 template <class E, class P, class A>
 __device__ inline void produce(const A& a, const smem<E, P>& s) {
-  ring<P::stages> r;
+  ring<smem<E, P>::load_slots> r;
   for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
     const work k = work_of(a, u);
     const gemm_class& c = *k.c;
@@ -49,13 +50,13 @@ __device__ inline void produce(const A& a, const smem<E, P>& s) {
     corner(c.n, w.tn, cn);
     corner(c.k, kb, ck);
     for (long long kt = kb; kt < ke; ++kt) {
-      arch::mbarrier_wait(s.empty(r.stage), r.phase ^ 1);
-      arch::mbarrier_arrive_expect_tx(s.full(r.stage), a.stage_tx);
+      arch::mbarrier_wait(s.load_empty(r.stage), r.phase ^ 1);
+      arch::mbarrier_arrive_expect_tx(s.load_full(r.stage), a.stage_tx);
       int xa[rank], xb[rank];
       box_corner(c.a, w.g, cm, ck, xa);
       box_corner(c.b, w.g, cn, ck, xb);
-      load_operand<E, P>(c.a, s.a(r.stage), s.full(r.stage), xa);
-      load_operand<E, P>(c.b, s.b(r.stage), s.full(r.stage), xb);
+      load_operand<E, P>(c.a, s.load_a(r.stage), s.load_full(r.stage), xa);
+      load_operand<E, P>(c.b, s.load_b(r.stage), s.load_full(r.stage), xb);
       next_k_tile(c.k, ck);
       r.advance();
     }

@@ -454,10 +454,10 @@ bool check_tiles(const Views& v, bool expect) {
 }
 
 // The tf32 plans (32 fp32 elements per 128-byte row, class_plan.hpp): every plan of the 32-bit tiles is
-// checked like the 16-bit ones and reads both operands K-major; where the 16-bit orientation has an
-// MN-major operand (backward data's weights, backward weight's both operands, channels-last) the view
-// is refused for that reason. expect: the plain 128x128 plan must exist (K-major operands, enough rows).
-inline int tf32_plans = 0, tf32_halo_plans = 0, tf32_refused_mn = 0, tf32_weight_copy_plans = 0, tf32_bwd_weight_plans = 0;
+// checked like the 16-bit ones, MN-major operands included (32 rows of 128 bytes per box: what the
+// MN-major tf32 tile's transposers read, tf32_transpose.hpp), and for both operands MN-major (backward
+// weight channels-last) the transposed 256x64 plan too. expect: the plain 128x128 plan must exist.
+inline int tf32_plans = 0, tf32_halo_plans = 0, tf32_mn_plans = 0, tf32_weight_copy_plans = 0, tf32_bwd_weight_plans = 0;
 template <class Views>
 bool check_tiles_tf32(const Views& v, bool expect) {
   expect = expect && v.m() >= tg::tma_gemm::min_rows && v.n() >= tg::tma_gemm::min_rows && v.k() > 1;
@@ -469,24 +469,24 @@ bool check_tiles_tf32(const Views& v, bool expect) {
     constexpr auto H = decltype(halo)::value ? tg::tma_gemm::halo_kind::rows : tg::tma_gemm::halo_kind::none;
     SCOPED_TRACE(::testing::Message() << "tf32 tile " << BM << "x" << BN << (H == tg::tma_gemm::halo_kind::rows ? " (halo)" : ""));
     const auto p = tg::tma_gemm::plan_class<BM, BN, false, H, BK32>(v);
-    if (orient > 0 && v.k() > 0) {  // an MN-major operand
-      EXPECT_FALSE(p.ok && p.has_k) << "a tf32 plan with an MN-major operand";
-      if (!p.ok && p.why.find("K-major") != std::string::npos) ++tf32_refused_mn;
-      return;
-    }
     if (!p.ok) {
       if (expect && BM == 128 && BN == 128 && H == tg::tma_gemm::halo_kind::none) ADD_FAILURE() << "no tf32 plan: " << p.why;
       return;
     }
-    if (p.has_k) EXPECT_FALSE(p.a_mn || p.b_mn) << "a tf32 plan reads an operand MN-major";
+    if (p.has_k) EXPECT_EQ(p.a_mn * 2 + p.b_mn, orient) << "the plan's orientation is not the launch's";
     check_plan<BM, BN, BK32>(mv, p);
-    any = true, ++tf32_plans, tf32_halo_plans += p.halo.on;
+    any = true, ++tf32_plans, tf32_halo_plans += p.halo.on, tf32_mn_plans += p.has_k && (p.a_mn || p.b_mn);
   };
   one(std::integral_constant<int, 128>{}, std::integral_constant<int, 128>{}, std::false_type{});
   one(std::integral_constant<int, 256>{}, std::integral_constant<int, 128>{}, std::false_type{});
   one(std::integral_constant<int, 256>{}, std::integral_constant<int, 64>{}, std::false_type{});
   one(std::integral_constant<int, 256>{}, std::integral_constant<int, 64>{}, std::true_type{});
   one(std::integral_constant<int, 256>{}, std::integral_constant<int, 128>{}, std::true_type{});
+  if (orient == 3) {  // the narrow MN-major tf32 tile's plan: C^T = B^T A^T
+    SCOPED_TRACE("tf32 tile 256x64 transposed");
+    const auto p = tg::tma_gemm::plan_class<256, 64, true, tg::tma_gemm::halo_kind::none, BK32>(v);
+    if (p.ok) check_plan<256, 64, BK32>(transposed_views<memo_views<Views>>(mv), p), ++tf32_mn_plans;
+  }
   return any;
 }
 
@@ -518,8 +518,8 @@ auto bwd_weight_views(const tg::ops::conv_problem& pr, const float* y, const flo
   return batch.views(0);
 }
 
-// tf32: the 32-bit tiles' plans (check_tiles_tf32), where channels-last forward problems must get plans
-// and backward data and weight (MN-major operands) none.
+// tf32: the 32-bit tiles' plans (check_tiles_tf32), where channels-last forward and backward weight
+// problems must get plans (backward weight's MN-major on both sides: the MN-major tf32 tile's).
 template <int ND>
 int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool channels_last, bool tf32 = false) {
   // Dense channels-last 2-d and 3-d problems always get plans; others may be refused (a 1-d stride
@@ -563,7 +563,7 @@ int check_problem(const tg::ops::conv_problem& pr, std::mt19937& rng, bool chann
     SCOPED_TRACE("backward weight");
     const auto v = bwd_weight_views<ND>(pr, y.data(), x.data(), out.data());
     const int before = tf32_plans;
-    planned += tf32 ? check_tiles_tf32(v, false) : check_tiles(v, expect_plans);
+    planned += tf32 ? check_tiles_tf32(v, expect_plans) : check_tiles(v, expect_plans);
     tf32_bwd_weight_plans += tf32_plans - before;
   }
   {  // the forward convolution (ops/conv_fwd.hpp): y = im2col(x) * w

@@ -1,0 +1,112 @@
+// lowering/gpu/tma_gemm/tf32_transpose.hpp: the MN-major tf32 tile's transposers, over whole k-tiles of
+// every instantiated row count. The two byte maps are checked against the GEMM's shared-tile layouts
+// (smem_tile_desc: [k][rows] column blocks as the TMA lands MN-major boxes, [rows][k] as wgmma reads
+// K-major ones, both checked against the hardware's swizzle in smem_tile_test.cpp); the blocks cover
+// every (k, row) once; an emulation of the threads' 16-byte reads and writes moves every element to
+// its K-major place; and each 8-lane phase of a 16-byte access touches 8 distinct bank groups.
+#include "lowering/gpu/tma_gemm/tf32_transpose.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "lowering/gpu/smem_tile.hpp"
+
+namespace {
+using tg::index_t;
+using namespace tg::tma_gemm;
+
+TEST(Tf32Transpose, ByteMapsAreTheTileLayouts) {
+  constexpr index_t rows = 256;
+  const auto mn = tg::gpu_gemm::smem_tile_desc<32, rows, float>();  // [k][rows]
+  const auto km = tg::gpu_gemm::smem_tile_desc<rows, 32, float>();  // [rows][k]
+  for (int k = 0; k < 32; ++k)
+    for (int r = 0; r < rows; ++r) {
+      ASSERT_EQ(tf32_mn_major_byte(k, r), mn.offset({{k, r}}) * 4) << "MN-major (" << k << ", " << r << ")";
+      ASSERT_EQ(tf32_k_major_byte(k, r), km.offset({{r, k}}) * 4) << "K-major (" << k << ", " << r << ")";
+    }
+}
+
+template <int Rows>
+void check_transpose() {
+  SCOPED_TRACE(testing::Message() << Rows << " rows");
+  // The blocks: each (k, row) exactly once.
+  std::vector<int> hits(32 * Rows, 0);
+  for (int t = 0; t < tf32_blocks<Rows>; ++t) {
+    const tf32_block b = tf32_block_of(t);
+    ASSERT_TRUE(b.kb >= 0 && b.kb < 8 && b.rc >= 0 && b.rc < Rows / 4) << "block " << t;
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 4; ++i) ++hits[(4 * b.kb + j) * Rows + 4 * b.rc + i];
+  }
+  for (int e = 0; e < 32 * Rows; ++e) ASSERT_EQ(hits[e], 1) << "element " << e;
+  // The threads' moves, emulated: the landed tile holds element id k * Rows + row + 1 at its MN-major
+  // byte; the stage, poisoned, must end with each id at its K-major byte.
+  std::vector<float> landed(32 * Rows), stage(32 * Rows, -1.0f);
+  for (int k = 0; k < 32; ++k)
+    for (int r = 0; r < Rows; ++r) landed[tf32_mn_major_byte(k, r) / 4] = static_cast<float>(k * Rows + r + 1);
+  for (int t = 0; t < transposer_threads; ++t)
+    for (int i = t; i < tf32_blocks<Rows>; i += transposer_threads) {
+      const tf32_block b = tf32_block_of(i);
+      float v[4][4];
+      for (int j = 0; j < 4; ++j) {
+        const int at = tf32_mn_major_byte(4 * b.kb + j, 4 * b.rc);
+        ASSERT_EQ(at % 16, 0);
+        std::memcpy(v[j], &landed[at / 4], 16);
+      }
+      for (int r = 0; r < 4; ++r) {
+        const int at = tf32_k_major_byte(4 * b.kb, 4 * b.rc + r);
+        ASSERT_EQ(at % 16, 0);
+        for (int j = 0; j < 4; ++j) stage[at / 4 + j] = v[j][r];
+      }
+    }
+  for (int k = 0; k < 32; ++k)
+    for (int r = 0; r < Rows; ++r) ASSERT_EQ(stage[tf32_k_major_byte(k, r) / 4], static_cast<float>(k * Rows + r + 1)) << "(" << k << ", " << r << ")";
+  // Bank groups: the 8 lanes of each phase of every warp's 16-byte access (blocks of one loop trip of
+  // the 96 threads, t = 32 w + lane) hit 8 distinct 16-byte groups of the 32 banks.
+  for (int trip = 0; trip * transposer_threads < tf32_blocks<Rows>; ++trip)
+    for (int w = 0; w < transposer_threads / 32; ++w)
+      for (int phase = 0; phase < 4; ++phase)
+        for (int j = 0; j < 4; ++j) {
+          std::set<int> reads, writes;
+          int lanes = 0;
+          for (int lane = 8 * phase; lane < 8 * phase + 8; ++lane) {
+            const int t = trip * transposer_threads + 32 * w + lane;
+            if (t >= tf32_blocks<Rows>) continue;
+            const tf32_block b = tf32_block_of(t);
+            reads.insert(tf32_mn_major_byte(4 * b.kb + j, 4 * b.rc) / 16 % 8);
+            writes.insert(tf32_k_major_byte(4 * b.kb, 4 * b.rc + j) / 16 % 8);
+            ++lanes;
+          }
+          EXPECT_EQ(static_cast<int>(reads.size()), lanes) << "read bank conflict: trip " << trip << " warp " << w << " phase " << phase << " row " << j;
+          EXPECT_EQ(static_cast<int>(writes.size()), lanes) << "write bank conflict: trip " << trip << " warp " << w << " phase " << phase << " k " << j;
+        }
+}
+
+TEST(Tf32Transpose, EveryElementToItsKMajorPlaceWithoutBankConflicts) {
+  check_transpose<64>();
+  check_transpose<128>();
+  check_transpose<256>();
+}
+}  // namespace
+
+namespace {
+// The MN-major tf32 tiles' rings (plan.hpp): the landing slots cover the TMA's latency, the stages the
+// hand-over to the consumers; both at least 2, within sm_90's 227 KB.
+template <int BM, int BN>
+void check_rings(int stages, int landing) {
+  using P = mn_tf32_tile<BM, BN>;
+  SCOPED_TRACE(testing::Message() << BM << "x" << BN);
+  EXPECT_EQ(P::stages, stages);
+  EXPECT_EQ(P::landing_slots, landing);
+  EXPECT_EQ(P::full_arrivals, transposer_threads);
+  EXPECT_LE(P::smem_bytes, 227 * 1024);
+  EXPECT_EQ(P::stage_bytes, (BM + BN) * 128) << "a stage holds one 128-byte row of 32 fp32 per tile row";
+}
+TEST(Tf32Transpose, RingsOfTheInstantiatedTiles) {
+  check_rings<256, 128>(2, 2);
+  check_rings<128, 128>(3, 3);
+  check_rings<256, 64>(2, 3);
+}
+}  // namespace
