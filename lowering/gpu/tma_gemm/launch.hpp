@@ -350,12 +350,15 @@ bool run(gpu_backend& be, const Batch& batch, gemm_epilogue ep, gemm_policy pol,
     }
     // fp32 with both operands MN-major (backward weight channels-last: the channels contiguous on both
     // sides): the MN-major tf32 tiles, whose transposers make the stages K-major; transposed (C^T = B^T
-    // A^T on 256x64) where M fills at most 64 columns, as the 16-bit tiles are. Only batches that can be
-    // backward weight's GEMM instantiate them.
+    // A^T on 256x64) where M fills at most 64 columns and the transposed tiles are mostly real, as the
+    // 16-bit tiles are, else 256x128 or 128x128 (TG_TMA_TILE=128x128 forces the latter). Only batches
+    // that can be backward weight's GEMM instantiate them.
     if constexpr (f32 && k_halo_views<Batch>()) {
       if (sched.tf32_transpose && orient == 3) {
-        if (sched.transpose_narrow && max_m <= 64 && max_n >= 256) return run_tile<E, mn_tf32_tile<256, 64>, true>(be, batch, vs, ep, pol, why);
-        if (max_m >= 256 && run_tile<E, mn_tf32_tile<256, 128>>(be, batch, vs, ep, pol, why256)) return why = why256, true;
+        const bool force128 = sched.force_tile && sched.tile == tile_kind::m128n128;
+        if (!force128 && sched.transpose_narrow && max_m <= 64 && max_n >= 256 && run_tile<E, mn_tf32_tile<256, 64>, true>(be, batch, vs, ep, pol, why256))
+          return why = why256, true;
+        if (!force128 && max_m >= 256 && run_tile<E, mn_tf32_tile<256, 128>>(be, batch, vs, ep, pol, why256)) return why = why256, true;
         return run_tile<E, mn_tf32_tile<128, 128>>(be, batch, vs, ep, pol, why);
       }
     }
