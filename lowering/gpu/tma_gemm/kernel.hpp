@@ -23,6 +23,7 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
   extern __shared__ unsigned char raw[];
   const smem<E, P> s(raw);
   constexpr bool transposed_stages = P::landing_slots > 0;  // the consumers read the transposers' K-major stages
+  static_assert(!transposed_stages || (!AMn && !BMn), "AMn / BMn: the stages' orientation, K-major once transposed");
   const int wg = threadIdx.x / 128;
   if (threadIdx.x == 0) {
     for (int i = 0; i < P::stages; ++i) {
@@ -51,8 +52,7 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
     for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
       const work k = work_of(a, u);
       float acc[P::row_blocks][P::BN / 8][4];
-      constexpr bool a_mn = AMn && !transposed_stages, b_mn = BMn && !transposed_stages;
-      consume_tile<E, P, a_mn, b_mn>(s, r, k.kb, k.ke, a_blocks<E, P, a_mn>(a, *k.c, k.w, wg - 1), acc, a.release_early);
+      consume_tile<E, P, AMn, BMn>(s, r, k.kb, k.ke, a_blocks<E, P, AMn>(a, *k.c, k.w, wg - 1), acc, a.release_early);
       if (a.splits > 1 && !reduce_split<P>(a, k.w, tile_of(*k.c, k.w), acc, threadIdx.x - 128, s.last_split())) continue;
       epilogue<E, P>(a, *k.c, k.w, acc, wg - 1, s.c_rows((threadIdx.x - 128) / 32));
     }

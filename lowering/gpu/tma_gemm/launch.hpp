@@ -283,7 +283,7 @@ bool run_tile(gpu_backend& be, const Batch& batch, const std::vector<V>& vs, gem
   if (!plan_batch<P, T, halo_kind::none>(vs, plans, orient, why)) return false;
   if constexpr (sizeof(E) == 4 && P::landing_slots > 0) {  // tf32 with both operands MN-major: transposed in shared memory
     if (orient != 3) return why = "the MN-major tf32 tile takes both operands MN-major", false;
-    return launch_plans<E, P, true, true>(be, batch, vs, ep, pol, plans, why);
+    return launch_plans<E, P, false, false>(be, batch, vs, ep, pol, plans, why);  // the stages the consumers read are K-major
   } else if constexpr (sizeof(E) == 4) {  // tf32: K-major operands only
     if (orient > 0) return why = "tf32 tiles read K-major operands only", false;
     return launch_plans<E, P, false, false>(be, batch, vs, ep, pol, plans, why);

@@ -22,7 +22,9 @@
 #endif
 
 namespace tg::tma_gemm {
-// Byte offset of (k, row) in a k-tile of 32 fp32 k as the TMA lands MN-major boxes: box row / 32,
+// The two layouts are smem_tile_desc<32, rows, float> and smem_tile_desc<rows, 32, float> (smem_tile.hpp),
+// written here in closed form in 32-bit arithmetic for the transposers' loop (host-tested equal over
+// whole tiles). Byte offset of (k, row) in a k-tile of 32 fp32 k as the TMA lands MN-major boxes: box row / 32,
 // 128-byte line k, its 16-byte chunk (row % 32) / 4 xor-ed with k % 8 (the 128-byte swizzle).
 TG_HD constexpr int tf32_mn_major_byte(int k, int row) { return (row / 32) * 4096 + k * 128 + ((((row % 32) / 4) ^ (k % 8)) * 16) + (row % 4) * 4; }
 // ... and in the K-major stage: line row, chunk k / 4 xor-ed with row % 8.

@@ -89,9 +89,7 @@ TEST(Tf32Transpose, EveryElementToItsKMajorPlaceWithoutBankConflicts) {
   check_transpose<128>();
   check_transpose<256>();
 }
-}  // namespace
 
-namespace {
 // The MN-major tf32 tiles' rings (plan.hpp): the landing slots cover the TMA's latency, the stages the
 // hand-over to the consumers; both at least 2, within sm_90's 227 KB.
 template <int BM, int BN>
