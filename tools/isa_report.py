@@ -718,6 +718,10 @@ def builtin_nvidia(archive):
     return res, sass
 
 
+# A PTX load or store with no state space (ld.v4.f32, st.u32): resolved per access at run time.
+GENERIC_LD_ST = re.compile(r"^\s+(?:ld|st)(?:\.v[248])?\.[bfsu]\d+\s", re.M)
+
+
 def ptx_kernels(archive):
     """{(arch, kernel symbol): PTX text of its .entry} from the PTX the fatbins embed (compute_90a etc.)."""
     out = {}
@@ -854,6 +858,9 @@ def nvidia_main(args):
                 violations.append(f"{tag}: its PTX lacks cp.async.bulk.tensor or wgmma.mma_async")
             elif k["dtype"] == "fp32" and ".f32.tf32.tf32" not in text:
                 violations.append(f"{tag}: its PTX has no tf32 wgmma (wgmma.mma_async...f32.tf32.tf32)")
+            elif GENERIC_LD_ST.search(text):  # every access names its space (tma_gemm/smem.hpp: swizzle_aligned)
+                violations.append(f"{tag}: generic loads or stores in its PTX (a pointer into shared memory lost its "
+                                  f"space): {GENERIC_LD_ST.search(text).group(0).strip()}")
         print(f"\nTMA GEMM kernels (sm_90a): {len(tma)}; PTX entries read: {len(ptx)}")
     if args.check:  # relayout's fast paths (lowering/gpu/relayout.hpp): 16-byte global loads and stores, per element type
         ptx = ptx_kernels(archive)

@@ -4,13 +4,16 @@
 // slots' barrier pairs.
 #pragma once
 #include <cstdint>
+#include "arch/mbarrier_nvidia.hpp"
 #include "lowering/gpu/tma_gemm/plan.hpp"
 
 namespace tg::tma_gemm {
 // The first 1024-byte boundary at or after raw: where the 128-byte swizzle's pattern starts (the launch
-// asks for 1024 bytes of slack).
+// asks for 1024 bytes of slack). An offset added to raw, not a rounded integer made a pointer: the
+// compiler then still knows every pointer into the ring is shared memory and emits LDS/STS, where a
+// pointer from an integer gets generic accesses (resolved per access, waited on as L1TEX operations).
 __device__ inline unsigned char* swizzle_aligned(unsigned char* raw) {
-  return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) / 1024 * 1024);
+  return raw + ((1024u - (arch::smem_addr(raw) & 1023u)) & 1023u);
 }
 
 template <class E, class P>
