@@ -41,41 +41,61 @@ TG_HD constexpr tf32_block tf32_block_of(int t) {
 template <int Rows>
 constexpr int tf32_blocks = 8 * Rows / 4;
 
-#if defined(TG_NV_WGMMA)
-// One 4 x 4 block of a k-tile: four 16-byte reads at its 4 k, four writes at its 4 rows.
-__device__ inline void transpose_tf32_block(const unsigned char* landed, unsigned char* stage, int t) {
-  const tf32_block b = tf32_block_of(t);
-  float v[4][4];  // [k][row]
-  TG_UNROLL for (int j = 0; j < 4; ++j) {
-    const float4 q = *reinterpret_cast<const float4*>(landed + tf32_mn_major_byte(4 * b.kb + j, 4 * b.rc));
-    v[j][0] = q.x, v[j][1] = q.y, v[j][2] = q.z, v[j][3] = q.w;
-  }
-  TG_UNROLL for (int r = 0; r < 4; ++r)
-    *reinterpret_cast<float4*>(stage + tf32_k_major_byte(4 * b.kb, 4 * b.rc + r)) = float4{v[0][r], v[1][r], v[2][r], v[3][r]};
+// Block i of a k-tile's walk (A's blocks, then B's): its first read (k 4 kb, rows 4 rc..) and first
+// write (row 4 rc, k 4 kb..) as byte offsets in the landing slot and in the stage, where B's lines
+// follow A's BM lines of 128 bytes in both.
+struct tf32_move {
+  int read, write;
+};
+template <int BM>
+TG_HD constexpr tf32_move tf32_move_of(int i) {
+  constexpr int na = tf32_blocks<BM>;
+  const int op = i < na ? 0 : BM * 128;
+  const tf32_block b = tf32_block_of(i < na ? i : i - na);
+  return {op + tf32_mn_major_byte(4 * b.kb, 4 * b.rc), op + tf32_k_major_byte(4 * b.kb, 4 * b.rc)};
 }
+// The block's j-th read (k 4 kb + j) or write (row 4 rc + j) from its first: a block's 4 k (4 rows)
+// share the top bit of k % 8 (row % 8), so the swizzle's xor differs from the first's by j, in the
+// chunk's two low bits. Two operations instead of the maps' divisions and xors.
+TG_HD constexpr int tf32_nth(int first, int j) { return (first + 128 * j) ^ (16 * j); }
 
-// Thread t (of transposer_threads) moves blocks t, t + 96, ... of the k-tile's A blocks followed by its
-// B blocks (one walk, so that every thread moves the same number where they divide: 256x128, 8 each).
-// A's block count is a multiple of 8, so each 8-lane phase stays within one operand.
-template <class E, class P>
-__device__ inline void transpose_tf32_stage(const smem<E, P>& s, int slot, int stage, int t) {
-  constexpr int na = tf32_blocks<P::BM>, n = na + tf32_blocks<P::BN>;
-  static_assert(na % 8 == 0, "a phase of 8 lanes within one operand");
-  const auto* la = reinterpret_cast<const unsigned char*>(s.land_a(slot));
-  const auto* lb = reinterpret_cast<const unsigned char*>(s.land_b(slot));
-  auto* a = reinterpret_cast<unsigned char*>(s.a(stage));
-  auto* b = reinterpret_cast<unsigned char*>(s.b(stage));
-  for (int i = t; i < n; i += transposer_threads) {
-    if (i < na) transpose_tf32_block(la, a, i);
-    else transpose_tf32_block(lb, b, i - na);
+#if defined(TG_NV_WGMMA)
+// Thread t (of transposer_threads) moves blocks t, t + 96, ... of every k-tile's walk (so that every
+// thread moves the same number where they divide: 256x128, 8 each; A's block count is a multiple of
+// 8, so each 8-lane phase stays within one operand). The same blocks every k-tile: their offsets are
+// worked out once, held in registers (the walk's index arithmetic, per block and k-tile, had the
+// transposers' single warps per scheduler bound by its latency: session 38's profile).
+template <class P>
+struct tf32_moves {
+  static constexpr int n = tf32_blocks<P::BM> + tf32_blocks<P::BN>, per_thread = (n + transposer_threads - 1) / transposer_threads;
+  static_assert(tf32_blocks<P::BM> % 8 == 0, "a phase of 8 lanes within one operand");
+  static_assert(P::a_bytes == P::BM * 128, "B's lines right after A's (tf32_move_of)");
+  tf32_move m[per_thread];
+  int count;  // this thread's blocks: per_thread or one fewer
+  __device__ explicit tf32_moves(int t) : count((n - t + transposer_threads - 1) / transposer_threads) {
+    TG_UNROLL for (int q = 0; q < per_thread; ++q) m[q] = tf32_move_of<P::BM>(t + q * transposer_threads < n ? t + q * transposer_threads : t);
   }
-}
+
+  // One k-tile: each block's four 16-byte reads at its 4 k, then its four writes at its 4 rows.
+  __device__ void operator()(const unsigned char* landed, unsigned char* stage) const {
+    TG_UNROLL for (int q = 0; q < per_thread; ++q) {
+      if (q == per_thread - 1 && q >= count) break;
+      float4 v[4];  // [k], rows in x..w
+      TG_UNROLL for (int j = 0; j < 4; ++j) v[j] = *reinterpret_cast<const float4*>(landed + tf32_nth(m[q].read, j));
+      *reinterpret_cast<float4*>(stage + tf32_nth(m[q].write, 0)) = float4{v[0].x, v[1].x, v[2].x, v[3].x};
+      *reinterpret_cast<float4*>(stage + tf32_nth(m[q].write, 1)) = float4{v[0].y, v[1].y, v[2].y, v[3].y};
+      *reinterpret_cast<float4*>(stage + tf32_nth(m[q].write, 2)) = float4{v[0].z, v[1].z, v[2].z, v[3].z};
+      *reinterpret_cast<float4*>(stage + tf32_nth(m[q].write, 3)) = float4{v[0].w, v[1].w, v[2].w, v[3].w};
+    }
+  }
+};
 
 // The transposers' role: the producer's walk of units and k-tiles; each landed k-tile into the next free
 // stage, then (after the async-proxy fence: wgmma reads what these generic stores wrote) the stage is
 // full and the landing slot free.
 template <class E, class P, class A>
 __device__ inline void transpose_stages(const A& a, const smem<E, P>& s, int t) {
+  const tf32_moves<P> move(t);
   ring<P::landing_slots> l;
   ring<P::stages> r;
   for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
@@ -83,7 +103,7 @@ __device__ inline void transpose_stages(const A& a, const smem<E, P>& s, int t) 
     for (long long kt = k.kb; kt < k.ke; ++kt) {
       arch::mbarrier_wait(s.land_full(l.stage), l.phase);
       arch::mbarrier_wait(s.empty(r.stage), r.phase ^ 1);
-      transpose_tf32_stage(s, l.stage, r.stage, t);
+      move(reinterpret_cast<const unsigned char*>(s.land_a(l.stage)), reinterpret_cast<unsigned char*>(s.a(r.stage)));
       arch::fence_async_shared();
       arch::mbarrier_arrive(s.land_empty(l.stage));
       arch::mbarrier_arrive(s.full(r.stage));

@@ -90,6 +90,49 @@ TEST(Tf32Transpose, EveryElementToItsKMajorPlaceWithoutBankConflicts) {
   check_transpose<256>();
 }
 
+// The moves as the kernel makes them (tf32_moves): each thread's blocks of a whole k-tile (A's, then
+// B's after A's lines), every read and write from the block's first by tf32_nth, on slot and stage
+// bases 1024 bytes apart from anything: every element of A and B to its K-major place.
+template <int BM, int BN>
+void check_moves() {
+  SCOPED_TRACE(testing::Message() << BM << "x" << BN);
+  constexpr int n = tf32_blocks<BM> + tf32_blocks<BN>, bytes = (BM + BN) * 128;
+  auto id = [](int op, int k, int r) { return static_cast<float>(op * 1000000 + k * 1000 + r + 1); };
+  std::vector<float> landed(bytes / 4), stage(bytes / 4, -1.0f);
+  for (int k = 0; k < 32; ++k) {
+    for (int r = 0; r < BM; ++r) landed[tf32_mn_major_byte(k, r) / 4] = id(0, k, r);
+    for (int r = 0; r < BN; ++r) landed[(BM * 128 + tf32_mn_major_byte(k, r)) / 4] = id(1, k, r);
+  }
+  int moved = 0;
+  for (int t = 0; t < transposer_threads; ++t)
+    for (int i = t; i < n; i += transposer_threads, ++moved) {
+      const tf32_move m = tf32_move_of<BM>(i);
+      for (int j = 0; j < 4; ++j) {
+        const int from = tf32_nth(m.read, j), to = tf32_nth(m.write, j);
+        ASSERT_TRUE(from % 16 == 0 && from >= 0 && from < bytes && to % 16 == 0 && to >= 0 && to < bytes) << "block " << i;
+        for (int e = 0; e < 4; ++e) stage[to / 4 + e] = landed[tf32_nth(m.read, e) / 4 + j];  // row j of the block: element j of each k's run
+      }
+    }
+  EXPECT_EQ(moved, n);
+  for (int k = 0; k < 32; ++k) {
+    for (int r = 0; r < BM; ++r) ASSERT_EQ(stage[tf32_k_major_byte(k, r) / 4], id(0, k, r)) << "A (" << k << ", " << r << ")";
+    for (int r = 0; r < BN; ++r) ASSERT_EQ(stage[(BM * 128 + tf32_k_major_byte(k, r)) / 4], id(1, k, r)) << "B (" << k << ", " << r << ")";
+  }
+  // tf32_nth on a 1024-aligned base: the same as on the offset (the kernel adds the slot's address first or last).
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < 4; ++j)
+      for (int base : {1024, 7 * 1024, 200 * 1024}) {
+        const tf32_move m = tf32_move_of<BM>(i);
+        ASSERT_EQ(tf32_nth(base + m.read, j), base + tf32_nth(m.read, j));
+        ASSERT_EQ(tf32_nth(base + m.write, j), base + tf32_nth(m.write, j));
+      }
+}
+TEST(Tf32Transpose, HoistedMovesOfTheInstantiatedTiles) {
+  check_moves<256, 128>();
+  check_moves<128, 128>();
+  check_moves<256, 64>();
+}
+
 // The MN-major tf32 tiles' rings (plan.hpp): the landing slots cover the TMA's latency, the stages the
 // hand-over to the consumers; both at least 2, within sm_90's 227 KB.
 template <int BM, int BN>
