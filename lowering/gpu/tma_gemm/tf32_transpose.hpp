@@ -54,48 +54,49 @@ TG_HD constexpr tf32_move tf32_move_of(int i) {
   const tf32_block b = tf32_block_of(i < na ? i : i - na);
   return {op + tf32_mn_major_byte(4 * b.kb, 4 * b.rc), op + tf32_k_major_byte(4 * b.kb, 4 * b.rc)};
 }
+// Block t + 96 q of the walk (thread t's q-th: tf32_move_of<BM>(t + 96 q)) from t's digits in
+// unsigned shifts and masks: 96 = 12 x 8, so all of a thread's blocks have its lane digit p = t % 8 and
+// g = t / 8 + 12 q (tf32_block_of); B's blocks (g >= BM / 4) have A's k block and row block less BM / 4.
+TG_HD constexpr tf32_move tf32_move_of_thread(unsigned bm, unsigned t, unsigned q) {
+  const unsigned p = t & 7u, g = (t >> 3) + 12u * q, kb = (p + g) & 7u, b = g >= bm / 4 ? 1u : 0u;
+  const unsigned rc = ((g & ~7u) | p) - b * (bm / 4), op = b * bm * 128u;
+  return {static_cast<int>(op + (rc >> 3) * 4096u + kb * 512u + (((rc & 7u) ^ ((kb & 1u) << 2)) << 4)),
+          static_cast<int>(op + rc * 512u + ((kb ^ ((rc & 1u) << 2)) << 4))};
+}
 // The block's j-th read (k 4 kb + j) or write (row 4 rc + j) from its first: a block's 4 k (4 rows)
 // share the top bit of k % 8 (row % 8), so the swizzle's xor differs from the first's by j, in the
-// chunk's two low bits. Two operations instead of the maps' divisions and xors.
+// chunk's two low bits.
 TG_HD constexpr int tf32_nth(int first, int j) { return (first + 128 * j) ^ (16 * j); }
 
 #if defined(TG_NV_WGMMA)
 // Thread t (of transposer_threads) moves blocks t, t + 96, ... of every k-tile's walk (so that every
 // thread moves the same number where they divide: 256x128, 8 each; A's block count is a multiple of
-// 8, so each 8-lane phase stays within one operand). The same blocks every k-tile: their offsets are
-// worked out once, held in registers (the walk's index arithmetic, per block and k-tile, had the
-// transposers' single warps per scheduler bound by its latency: session 38's profile).
-template <class P>
-struct tf32_moves {
-  static constexpr int n = tf32_blocks<P::BM> + tf32_blocks<P::BN>, per_thread = (n + transposer_threads - 1) / transposer_threads;
-  static_assert(tf32_blocks<P::BM> % 8 == 0, "a phase of 8 lanes within one operand");
+// 8, so each 8-lane phase stays within one operand): 4 LDS + 4 STS and ~20 integer operations a
+// block. (The walk's index arithmetic in signed divisions, ~120 instructions a block, had the
+// transposers bound by its latency, one warp per scheduler: session 38's profile. Their offsets held
+// in registers for all 8 blocks spilled under the producer warpgroup's 56 registers.)
+template <class E, class P>
+__device__ inline void transpose_tf32_stage(const unsigned char* landed, unsigned char* stage, int t) {
+  constexpr int n = tf32_blocks<P::BM> + tf32_blocks<P::BN>;
+  static_assert(tf32_blocks<P::BM> % 8 == 0 && P::BM / 4 % 8 == 0, "a phase of 8 lanes within one operand; B's blocks at a whole g / 8");
   static_assert(P::a_bytes == P::BM * 128, "B's lines right after A's (tf32_move_of)");
-  tf32_move m[per_thread];
-  int count;  // this thread's blocks: per_thread or one fewer
-  __device__ explicit tf32_moves(int t) : count((n - t + transposer_threads - 1) / transposer_threads) {
-    TG_UNROLL for (int q = 0; q < per_thread; ++q) m[q] = tf32_move_of<P::BM>(t + q * transposer_threads < n ? t + q * transposer_threads : t);
+  const int count = (n - t + transposer_threads - 1) / transposer_threads;
+  TG_UNROLL_BY(2) for (int q = 0; q < count; ++q) {
+    const tf32_move m = tf32_move_of_thread(P::BM, t, q);
+    float4 v[4];  // [k], rows in x..w
+    TG_UNROLL for (int j = 0; j < 4; ++j) v[j] = *reinterpret_cast<const float4*>(landed + tf32_nth(m.read, j));
+    *reinterpret_cast<float4*>(stage + tf32_nth(m.write, 0)) = float4{v[0].x, v[1].x, v[2].x, v[3].x};
+    *reinterpret_cast<float4*>(stage + tf32_nth(m.write, 1)) = float4{v[0].y, v[1].y, v[2].y, v[3].y};
+    *reinterpret_cast<float4*>(stage + tf32_nth(m.write, 2)) = float4{v[0].z, v[1].z, v[2].z, v[3].z};
+    *reinterpret_cast<float4*>(stage + tf32_nth(m.write, 3)) = float4{v[0].w, v[1].w, v[2].w, v[3].w};
   }
-
-  // One k-tile: each block's four 16-byte reads at its 4 k, then its four writes at its 4 rows.
-  __device__ void operator()(const unsigned char* landed, unsigned char* stage) const {
-    TG_UNROLL for (int q = 0; q < per_thread; ++q) {
-      if (q == per_thread - 1 && q >= count) break;
-      float4 v[4];  // [k], rows in x..w
-      TG_UNROLL for (int j = 0; j < 4; ++j) v[j] = *reinterpret_cast<const float4*>(landed + tf32_nth(m[q].read, j));
-      *reinterpret_cast<float4*>(stage + tf32_nth(m[q].write, 0)) = float4{v[0].x, v[1].x, v[2].x, v[3].x};
-      *reinterpret_cast<float4*>(stage + tf32_nth(m[q].write, 1)) = float4{v[0].y, v[1].y, v[2].y, v[3].y};
-      *reinterpret_cast<float4*>(stage + tf32_nth(m[q].write, 2)) = float4{v[0].z, v[1].z, v[2].z, v[3].z};
-      *reinterpret_cast<float4*>(stage + tf32_nth(m[q].write, 3)) = float4{v[0].w, v[1].w, v[2].w, v[3].w};
-    }
-  }
-};
+}
 
 // The transposers' role: the producer's walk of units and k-tiles; each landed k-tile into the next free
 // stage, then (after the async-proxy fence: wgmma reads what these generic stores wrote) the stage is
 // full and the landing slot free.
 template <class E, class P, class A>
 __device__ inline void transpose_stages(const A& a, const smem<E, P>& s, int t) {
-  const tf32_moves<P> move(t);
   ring<P::landing_slots> l;
   ring<P::stages> r;
   for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
@@ -103,7 +104,7 @@ __device__ inline void transpose_stages(const A& a, const smem<E, P>& s, int t) 
     for (long long kt = k.kb; kt < k.ke; ++kt) {
       arch::mbarrier_wait(s.land_full(l.stage), l.phase);
       arch::mbarrier_wait(s.empty(r.stage), r.phase ^ 1);
-      move(reinterpret_cast<const unsigned char*>(s.land_a(l.stage)), reinterpret_cast<unsigned char*>(s.a(r.stage)));
+      transpose_tf32_stage<E, P>(reinterpret_cast<const unsigned char*>(s.land_a(l.stage)), reinterpret_cast<unsigned char*>(s.a(r.stage)), t);
       arch::fence_async_shared();
       arch::mbarrier_arrive(s.land_empty(l.stage));
       arch::mbarrier_arrive(s.full(r.stage));
