@@ -858,9 +858,9 @@ def nvidia_main(args):
                 violations.append(f"{tag}: its PTX lacks cp.async.bulk.tensor or wgmma.mma_async")
             elif k["dtype"] == "fp32" and ".f32.tf32.tf32" not in text:
                 violations.append(f"{tag}: its PTX has no tf32 wgmma (wgmma.mma_async...f32.tf32.tf32)")
-            elif GENERIC_LD_ST.search(text):  # every access names its space (tma_gemm/smem.hpp: swizzle_aligned)
+            elif generic := GENERIC_LD_ST.search(text):  # every access names its space (tma_gemm/smem.hpp: swizzle_aligned)
                 violations.append(f"{tag}: generic loads or stores in its PTX (a pointer into shared memory lost its "
-                                  f"space): {GENERIC_LD_ST.search(text).group(0).strip()}")
+                                  f"space): {generic.group(0).strip()}")
         print(f"\nTMA GEMM kernels (sm_90a): {len(tma)}; PTX entries read: {len(ptx)}")
     if args.check:  # relayout's fast paths (lowering/gpu/relayout.hpp): 16-byte global loads and stores, per element type
         ptx = ptx_kernels(archive)

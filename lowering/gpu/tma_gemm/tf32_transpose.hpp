@@ -23,20 +23,22 @@
 
 namespace tg::tma_gemm {
 // The two layouts are smem_tile_desc<32, rows, float> and smem_tile_desc<rows, 32, float> (smem_tile.hpp),
-// written here in closed form in 32-bit arithmetic for the transposers' loop (host-tested equal over
-// whole tiles). Byte offset of (k, row) in a k-tile of 32 fp32 k as the TMA lands MN-major boxes: box row / 32,
+// written here in closed form in unsigned 32-bit arithmetic (shifts and masks, not the sign fix-ups of
+// signed division) for the transposers' loop (host-tested equal over whole tiles). Byte offset of (k, row) in a k-tile of 32 fp32 k as the TMA lands MN-major boxes: box row / 32,
 // 128-byte line k, its 16-byte chunk (row % 32) / 4 xor-ed with k % 8 (the 128-byte swizzle).
-TG_HD constexpr int tf32_mn_major_byte(int k, int row) { return (row / 32) * 4096 + k * 128 + ((((row % 32) / 4) ^ (k % 8)) * 16) + (row % 4) * 4; }
+TG_HD constexpr int tf32_mn_major_byte(unsigned k, unsigned row) {
+  return static_cast<int>((row / 32) * 4096 + k * 128 + ((((row % 32) / 4) ^ (k % 8)) * 16) + (row % 4) * 4);
+}
 // ... and in the K-major stage: line row, chunk k / 4 xor-ed with row % 8.
-TG_HD constexpr int tf32_k_major_byte(int k, int row) { return row * 128 + (((k / 4) ^ (row % 8)) * 16) + (k % 4) * 4; }
+TG_HD constexpr int tf32_k_major_byte(unsigned k, unsigned row) { return static_cast<int>(row * 128 + (((k / 4) ^ (row % 8)) * 16) + (k % 4) * 4); }
 
 // Block t of a tile's 8 x rows / 4 blocks: its k block (k 4 kb..) and row block (rows 4 rc..).
 struct tf32_block {
   int kb, rc;
 };
-TG_HD constexpr tf32_block tf32_block_of(int t) {
-  const int p = t % 8, g = t / 8;
-  return {(p + g) % 8, (g / 8) * 8 + p};
+TG_HD constexpr tf32_block tf32_block_of(unsigned t) {
+  const unsigned p = t % 8, g = t / 8;
+  return {static_cast<int>((p + g) % 8), static_cast<int>((g / 8) * 8 + p)};
 }
 template <int Rows>
 constexpr int tf32_blocks = 8 * Rows / 4;
@@ -48,20 +50,11 @@ struct tf32_move {
   int read, write;
 };
 template <int BM>
-TG_HD constexpr tf32_move tf32_move_of(int i) {
-  constexpr int na = tf32_blocks<BM>;
+TG_HD constexpr tf32_move tf32_move_of(unsigned i) {
+  constexpr unsigned na = tf32_blocks<BM>;
   const int op = i < na ? 0 : BM * 128;
   const tf32_block b = tf32_block_of(i < na ? i : i - na);
-  return {op + tf32_mn_major_byte(4 * b.kb, 4 * b.rc), op + tf32_k_major_byte(4 * b.kb, 4 * b.rc)};
-}
-// Block t + 96 q of the walk (thread t's q-th: tf32_move_of<BM>(t + 96 q)) from t's digits in
-// unsigned shifts and masks: 96 = 12 x 8, so all of a thread's blocks have its lane digit p = t % 8 and
-// g = t / 8 + 12 q (tf32_block_of); B's blocks (g >= BM / 4) have A's k block and row block less BM / 4.
-TG_HD constexpr tf32_move tf32_move_of_thread(unsigned bm, unsigned t, unsigned q) {
-  const unsigned p = t & 7u, g = (t >> 3) + 12u * q, kb = (p + g) & 7u, b = g >= bm / 4 ? 1u : 0u;
-  const unsigned rc = ((g & ~7u) | p) - b * (bm / 4), op = b * bm * 128u;
-  return {static_cast<int>(op + (rc >> 3) * 4096u + kb * 512u + (((rc & 7u) ^ ((kb & 1u) << 2)) << 4)),
-          static_cast<int>(op + rc * 512u + ((kb ^ ((rc & 1u) << 2)) << 4))};
+  return {op + tf32_mn_major_byte(4u * b.kb, 4u * b.rc), op + tf32_k_major_byte(4u * b.kb, 4u * b.rc)};
 }
 // The block's j-th read (k 4 kb + j) or write (row 4 rc + j) from its first: a block's 4 k (4 rows)
 // share the top bit of k % 8 (row % 8), so the swizzle's xor differs from the first's by j, in the
@@ -72,17 +65,16 @@ TG_HD constexpr int tf32_nth(int first, int j) { return (first + 128 * j) ^ (16 
 // Thread t (of transposer_threads) moves blocks t, t + 96, ... of every k-tile's walk (so that every
 // thread moves the same number where they divide: 256x128, 8 each; A's block count is a multiple of
 // 8, so each 8-lane phase stays within one operand): 4 LDS + 4 STS and ~20 integer operations a
-// block. (The walk's index arithmetic in signed divisions, ~120 instructions a block, had the
-// transposers bound by its latency, one warp per scheduler: session 38's profile. Their offsets held
-// in registers for all 8 blocks spilled under the producer warpgroup's 56 registers.)
+// block. (In signed arithmetic, with each of a block's 8 offsets from the byte maps, ~120
+// instructions a block had the transposers bound by their latency, one warp per scheduler: session
+// 38's profile. All 8 blocks' offsets held in registers spilled under the producer warpgroup's 56.)
 template <class E, class P>
-__device__ inline void transpose_tf32_stage(const unsigned char* landed, unsigned char* stage, int t) {
-  constexpr int n = tf32_blocks<P::BM> + tf32_blocks<P::BN>;
-  static_assert(tf32_blocks<P::BM> % 8 == 0 && P::BM / 4 % 8 == 0, "a phase of 8 lanes within one operand; B's blocks at a whole g / 8");
+__device__ inline void transpose_tf32_stage(const unsigned char* landed, unsigned char* stage, unsigned t) {
+  constexpr unsigned n = tf32_blocks<P::BM> + tf32_blocks<P::BN>;
+  static_assert(tf32_blocks<P::BM> % 8 == 0, "a phase of 8 lanes within one operand");
   static_assert(P::a_bytes == P::BM * 128, "B's lines right after A's (tf32_move_of)");
-  const int count = (n - t + transposer_threads - 1) / transposer_threads;
-  TG_UNROLL_BY(2) for (int q = 0; q < count; ++q) {
-    const tf32_move m = tf32_move_of_thread(P::BM, t, q);
+  TG_UNROLL_BY(2) for (unsigned i = t; i < n; i += transposer_threads) {
+    const tf32_move m = tf32_move_of<P::BM>(i);
     float4 v[4];  // [k], rows in x..w
     TG_UNROLL for (int j = 0; j < 4; ++j) v[j] = *reinterpret_cast<const float4*>(landed + tf32_nth(m.read, j));
     *reinterpret_cast<float4*>(stage + tf32_nth(m.write, 0)) = float4{v[0].x, v[1].x, v[2].x, v[3].x};

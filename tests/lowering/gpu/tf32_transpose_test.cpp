@@ -90,10 +90,9 @@ TEST(Tf32Transpose, EveryElementToItsKMajorPlaceWithoutBankConflicts) {
   check_transpose<256>();
 }
 
-// The moves as the kernel makes them (transpose_tf32_stage): each thread's q-th block of a whole
-// k-tile (A's, then B's after A's lines) from tf32_move_of_thread, equal to the walk's tf32_move_of,
-// every read and write from the block's first by tf32_nth: every element of A and B to its K-major
-// place; tf32_nth the same on 1024-aligned bases.
+// The moves as the kernel makes them (transpose_tf32_stage): each thread's blocks of a whole k-tile
+// (A's, then B's after A's lines) from tf32_move_of, every read and write from the block's first by
+// tf32_nth: every element of A and B to its K-major place; tf32_nth the same on 1024-aligned bases.
 template <int BM, int BN>
 void check_moves() {
   SCOPED_TRACE(testing::Message() << BM << "x" << BN);
@@ -106,9 +105,8 @@ void check_moves() {
   }
   int moved = 0;
   for (int t = 0; t < transposer_threads; ++t)
-    for (int q = 0, i = t; i < n; ++q, i += transposer_threads, ++moved) {
-      const tf32_move m = tf32_move_of_thread(BM, t, q), walk = tf32_move_of<BM>(i);
-      ASSERT_TRUE(m.read == walk.read && m.write == walk.write) << "thread " << t << " block " << q;
+    for (int i = t; i < n; i += transposer_threads, ++moved) {
+      const tf32_move m = tf32_move_of<BM>(i);
       for (int j = 0; j < 4; ++j) {
         const int from = tf32_nth(m.read, j), to = tf32_nth(m.write, j);
         ASSERT_TRUE(from % 16 == 0 && from >= 0 && from < bytes && to % 16 == 0 && to >= 0 && to < bytes) << "block " << i;
