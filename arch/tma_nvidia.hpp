@@ -54,42 +54,49 @@ inline tensor_map encode_tma(const tma_box& b, const void* data, tma_elem e, int
   return m;
 }
 
-// Loads the box at coordinates c0.. (axis 0 first, rank of them used) into shared memory at dst (1024-byte
-// aligned for the 128-byte swizzle), counting its bytes on barrier `bar`.
-__device__ inline void tma_load(void* dst, const tensor_map* map, std::uint64_t* bar, int rank, int c0, int c1, int c2, int c3, int c4) {
+// Loads the box at coordinates c[0..R) (axis 0 first) into shared memory at dst (1024-byte aligned for
+// the 128-byte swizzle), counting its bytes on barrier `bar`. The rank as a template argument, so that
+// a caller issuing many boxes of one map switches on it once.
+template <int R>
+__device__ inline void tma_load_rank(void* dst, const tensor_map* map, std::uint64_t* bar, const int (&c)[tma_box::max_rank]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const int c[tma_box::max_rank] = {c0, c1, c2, c3, c4};
   const std::uint32_t d = smem_addr(dst), m = smem_addr(bar);
   const auto g = reinterpret_cast<std::uint64_t>(map);
-  switch (rank) {
-    case 1:
-      asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3}], [%2];\n" ::"r"(d), "l"(g),
-                   "r"(m), "r"(c[0])
-                   : "memory");
-      break;
-    case 2:
-      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(d),
-                   "l"(g), "r"(m), "r"(c[0]), "r"(c[1])
-                   : "memory");
-      break;
-    case 3:
-      asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(d),
-                   "l"(g), "r"(m), "r"(c[0]), "r"(c[1]), "r"(c[2])
-                   : "memory");
-      break;
-    case 4:
-      asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(d),
-                   "l"(g), "r"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3])
-                   : "memory");
-      break;
-    default:
-      asm volatile(
-          "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n" ::"r"(d),
-          "l"(g), "r"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4])
-          : "memory");
-      break;
+  if constexpr (R == 1) {
+    asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3}], [%2];\n" ::"r"(d), "l"(g),
+                 "r"(m), "r"(c[0])
+                 : "memory");
+  } else if constexpr (R == 2) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(d),
+                 "l"(g), "r"(m), "r"(c[0]), "r"(c[1])
+                 : "memory");
+  } else if constexpr (R == 3) {
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(d),
+                 "l"(g), "r"(m), "r"(c[0]), "r"(c[1]), "r"(c[2])
+                 : "memory");
+  } else if constexpr (R == 4) {
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(d),
+                 "l"(g), "r"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3])
+                 : "memory");
+  } else {
+    asm volatile(
+        "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n" ::"r"(d),
+        "l"(g), "r"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4])
+        : "memory");
   }
 #endif
+}
+
+// The same with the rank a run-time value (rank of c0.. used).
+__device__ inline void tma_load(void* dst, const tensor_map* map, std::uint64_t* bar, int rank, int c0, int c1, int c2, int c3, int c4) {
+  const int c[tma_box::max_rank] = {c0, c1, c2, c3, c4};
+  switch (rank) {
+    case 1: tma_load_rank<1>(dst, map, bar, c); break;
+    case 2: tma_load_rank<2>(dst, map, bar, c); break;
+    case 3: tma_load_rank<3>(dst, map, bar, c); break;
+    case 4: tma_load_rank<4>(dst, map, bar, c); break;
+    default: tma_load_rank<5>(dst, map, bar, c); break;
+  }
 }
 
 // Stores the box at coordinates c0.. (axis 0 first, rank of them used) from shared memory at src (1024-byte

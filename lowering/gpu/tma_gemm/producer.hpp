@@ -1,9 +1,10 @@
 // The producer: one thread walks the block's work units and, for each k-tile, waits for a free stage,
 // announces its bytes on the stage's full barrier and issues the TMA box loads of both operands. A
 // box's corner is the operand's base plus each digit's step times the digit's corner (params.hpp);
-// the k digits advance like an odometer, with no division per k-tile.
+// the k digits advance like an odometer (k_walk.hpp), the corners with them.
 #pragma once
 #include "arch/tma_nvidia.hpp"
+#include "lowering/gpu/tma_gemm/k_walk.hpp"
 #include "lowering/gpu/tma_gemm/params.hpp"
 #include "lowering/gpu/tma_gemm/smem.hpp"
 
@@ -17,23 +18,28 @@ __device__ inline void box_corner(const operand& o, long long g, const int (&row
   }
 }
 
-// The next k-tile's digits: an odometer over K's digits (the last fastest), no division per k-tile.
-__device__ inline void next_k_tile(const digits& k, int (&ck)[nd]) {
-  TG_UNROLL for (int p = nd - 1; p >= 0; --p) {
-    ck[p] += k.ext[p];
-    if (ck[p] < k.tiles[p] * k.ext[p]) break;
-    ck[p] = 0;
-  }
-}
-
-template <class E, class P>
-__device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* full, const int (&x)[rank]) {
+template <int R, class E, class P>
+__device__ inline void load_boxes(const operand& o, E* dst, std::uint64_t* full, const int (&x)[rank]) {
   constexpr int box_elems = P::BK * P::BK;  // an MN-major box: BK k x BK rows (one 128-byte row each)
   constexpr int most = (P::BM > P::BN ? P::BM : P::BN) / P::BK;
-  TG_UNROLL for (int i = 0; i < most; ++i)
-    if (i < o.boxes)
-      arch::tma_load(dst + i * box_elems, &o.map, full, o.rank, x[0] + i * o.box_step[0], x[1] + i * o.box_step[1], x[2] + i * o.box_step[2],
-                     x[3] + i * o.box_step[3], x[4] + i * o.box_step[4]);
+  int at[rank];
+  TG_UNROLL for (int a = 0; a < rank; ++a) at[a] = x[a];
+  TG_UNROLL for (int i = 0; i < most; ++i) {
+    if (i >= o.boxes) break;
+    arch::tma_load_rank<R>(dst + i * box_elems, &o.map, full, at);
+    TG_UNROLL for (int a = 0; a < R; ++a) at[a] += o.box_step[a];
+  }
+}
+// An operand's boxes of one k-tile, the map's rank switched on once for all of them.
+template <class E, class P>
+__device__ inline void load_operand(const operand& o, E* dst, std::uint64_t* full, const int (&x)[rank]) {
+  switch (o.rank) {
+    case 1: load_boxes<1, E, P>(o, dst, full, x); break;
+    case 2: load_boxes<2, E, P>(o, dst, full, x); break;
+    case 3: load_boxes<3, E, P>(o, dst, full, x); break;
+    case 4: load_boxes<4, E, P>(o, dst, full, x); break;
+    default: load_boxes<5, E, P>(o, dst, full, x); break;
+  }
 }
 
 // Into the stages, or into the landing slots of the MN-major tf32 tile (smem.hpp: load_*).
@@ -49,15 +55,15 @@ __device__ inline void produce(const A& a, const smem<E, P>& s) {
     corner(c.m, w.tm, cm);
     corner(c.n, w.tn, cn);
     corner(c.k, kb, ck);
+    int xa[rank], xb[rank];  // the corners at the unit's first k-tile, then carried by the odometer
+    box_corner(c.a, w.g, cm, ck, xa);
+    box_corner(c.b, w.g, cn, ck, xb);
     for (long long kt = kb; kt < ke; ++kt) {
       arch::mbarrier_wait(s.load_empty(r.stage), r.phase ^ 1);
       arch::mbarrier_arrive_expect_tx(s.load_full(r.stage), a.stage_tx);
-      int xa[rank], xb[rank];
-      box_corner(c.a, w.g, cm, ck, xa);
-      box_corner(c.b, w.g, cn, ck, xb);
       load_operand<E, P>(c.a, s.load_a(r.stage), s.load_full(r.stage), xa);
       load_operand<E, P>(c.b, s.load_b(r.stage), s.load_full(r.stage), xb);
-      next_k_tile(c.k, ck);
+      next_k_tile(c.k, c.a.step[2], c.b.step[2], ck, xa, xb);  // k_walk.hpp
       r.advance();
     }
   }
