@@ -43,6 +43,7 @@ inline void set_operand(operand& o, const boxes::operand_boxes& b, const void* d
   o.map = arch::encode_tma(b.box, data, e, sm90_schedule().l2_promotion_bytes);
   o.rank = b.box.rank;
   o.boxes = b.boxes;
+  o.stack_shift = b.stack_shift;
   for (int x = 0; x < rank; ++x) o.base[x] = b.base[x], o.box_step[x] = b.box_step[x];
   std::memcpy(o.step, b.step, sizeof(o.step));
 }

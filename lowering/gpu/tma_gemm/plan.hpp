@@ -202,6 +202,7 @@ struct schedule {
   int fused_split_max = 8;  // split-K: the last split of a tile adds the others' partials up to this many
   bool transpose_narrow = true;  // backward weight with M <= 64 as C^T = B^T A^T where its tiles are mostly real
   bool step_boxes = true;        // MN-major tiles as boxes stepping along a filter tap (boxes.hpp) where that pads less
+  bool stack_boxes = true;       // an MN-major tile's boxes along its contiguous axis as one stacked box (boxes.hpp: stack_boxes)
   bool halo = true;              // K-major A over filter taps as one halo box per channel block (halo_plan.hpp)
   bool k_halo = true;            // backward weight's A over filter taps as one halo box per k-tile (k_halo_plan.hpp)
   bool k_halo_taps = true;       // ... on the taps tile (a 3x3 filter plane per tile) where it plans
@@ -233,6 +234,7 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_FUSED_SPLIT_MAX")) r.fused_split_max = std::atoi(t);
     if (const char* t = std::getenv("TG_TMA_TRANSPOSE")) r.transpose_narrow = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_STEP_BOXES")) r.step_boxes = std::strcmp(t, "0") != 0;
+    if (const char* t = std::getenv("TG_TMA_STACK_BOXES")) r.stack_boxes = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_HALO")) r.halo = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_K_HALO")) r.k_halo = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_K_HALO_TAPS")) r.k_halo_taps = std::strcmp(t, "0") != 0;

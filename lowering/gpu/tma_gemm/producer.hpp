@@ -24,6 +24,10 @@ __device__ inline void load_boxes(const operand& o, E* dst, std::uint64_t* full,
   constexpr int most = (P::BM > P::BN ? P::BM : P::BN) / P::BK;
   int at[rank];
   TG_UNROLL for (int a = 0; a < rank; ++a) at[a] = x[a];
+  if (o.stack_shift > 0) {  // one stacked box: the corner on the split axes (boxes.hpp)
+    boxes::stacked_corner(at, R, o.stack_shift);
+    return arch::tma_load_rank<R>(dst, &o.map, full, at);
+  }
   TG_UNROLL for (int i = 0; i < most; ++i) {
     if (i >= o.boxes) break;
     arch::tma_load_rank<R>(dst + i * box_elems, &o.map, full, at);

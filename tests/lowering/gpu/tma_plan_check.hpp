@@ -96,12 +96,20 @@ std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, inde
     x[a] = ob.base[a] + ob.step[0][0][a] * static_cast<int>(g);
     for (int p = 0; p < 4; ++p) x[a] += ob.step[1][p][a] * rows[p] + ob.step[2][p][a] * ks[p];
   }
-  EXPECT_EQ(ob.box.elements() * ob.boxes, R * BK);
-  for (int i = 0; i < ob.boxes; ++i) {
+  // A stacked operand is one load of all its boxes, box i's [k][BK] rows after box i-1's (boxes.hpp).
+  const int loads = ob.stack_shift > 0 ? 1 : ob.boxes;
+  EXPECT_EQ(ob.box.elements() * loads, R * BK);
+  for (int i = 0; i < loads; ++i) {
     expect_aligned_corner(x, BK);
+    int at[tg::boxes::max_rank];
+    std::copy(x, x + tg::boxes::max_rank, at);
+    if (ob.stack_shift > 0) {
+      EXPECT_EQ(x[0] % BK, 0) << "a stacked box's corner off a 128-byte row";
+      tg::boxes::stacked_corner(at, ob.box.rank, ob.stack_shift);
+    }
     for (int l = 0; l < ob.box.elements(); ++l) {
-      const float val = tma_element(ob.box, v.data, x, l);
-      const int r = ob.mn_major ? i * BK + l % BK : l / BK, k = ob.mn_major ? l / BK : l % BK;
+      const float val = tma_element(ob.box, v.data, at, l);
+      const int r = ob.mn_major ? (i + l / (BK * BK)) * BK + l % BK : l / BK, k = ob.mn_major ? l / BK % BK : l % BK;
       t[static_cast<std::size_t>(r) * BK + k] = val;
     }
     for (int a = 0; a < tg::boxes::max_rank; ++a) x[a] += ob.box_step[a];
@@ -110,6 +118,7 @@ std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, inde
 }
 
 inline int stepped_plans = 0;  // plans checked whose boxes step along a digit other than the contiguous one
+inline int stacked_plans = 0;  // plans checked with an operand's boxes stacked as one (boxes.hpp: stack_boxes)
 inline int halo_plans = 0;     // plans checked whose A is halos
 
 // A halo plan's A tile for tap `tap`, as the halo kernel's wgmma reads it: the halo box the TMA brings
@@ -226,6 +235,7 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
     ASSERT_EQ(p.b.mn_major, p.b_mn) << "B's boxes and the plan disagree on its orientation";
   }
   stepped_plans += p.a.step_digit >= 0 || p.b.step_digit >= 0;
+  stacked_plans += p.a.stack_shift > 0 || p.b.stack_shift > 0;
   halo_plans += p.halo.on;
   k_halo_plans += p.k_halo.on;
   const index_t G = p.groups;

@@ -7,13 +7,14 @@ using L = tg::ops::conv_layout;
 TEST(TmaPlan, ChannelsLast1D) { check_random<1>(L::nhwgc, 64, true); }
 
 TEST(TmaPlan, ChannelsLast2D) {
-  const int before = stepped_plans, halos_before = halo_plans, stores_before = c_store_plans;
+  const int before = stepped_plans, halos_before = halo_plans, stores_before = c_store_plans, stacked_before = stacked_plans;
   const long long clipped_before = c_store_clipped;
   check_random<2>(L::nhwgc, 64, true);
   EXPECT_GT(c_store_plans, stores_before) << "no plan stored C as TMA boxes: the random problems no longer test them";
   EXPECT_GT(c_store_clipped, clipped_before) << "no store box reached past C's edge: the clipping is not tested";
   EXPECT_GT(stepped_plans, before) << "no plan had boxes stepping along a filter tap: the random problems no longer test them";
   EXPECT_GT(halo_plans, halos_before) << "no plan had halos: the random problems no longer test them";
+  EXPECT_GT(stacked_plans, stacked_before) << "no plan stacked an operand's boxes: the random problems no longer test them";
 }
 
 TEST(TmaPlan, ChannelsLast3D) {
@@ -47,7 +48,7 @@ TEST(TmaPlan, OneChannelPerGroup) {
 // refuses the others), and backward data on a copy of w with its output channels innermost
 // (rows_last_of) gets plans of every col2im class.
 TEST(TmaPlan, Tf32ChannelsLast) {
-  const int plans = tf32_plans, halos = tf32_halo_plans, mn = tf32_mn_plans, copies = tf32_weight_copy_plans;
+  const int plans = tf32_plans, halos = tf32_halo_plans, mn = tf32_mn_plans, copies = tf32_weight_copy_plans, stacked = stacked_plans;
   check_random<1>(L::nhwgc, 64, true, true);
   check_random<2>(L::nhwgc, 64, true, true);
   check_random<3>(L::nhwgc, 64, true, true);
@@ -55,6 +56,7 @@ TEST(TmaPlan, Tf32ChannelsLast) {
   EXPECT_GT(tf32_halo_plans, halos) << "no tf32 halo plan: the random problems no longer test them";
   EXPECT_GT(tf32_mn_plans, mn) << "no tf32 plan with an MN-major operand: the transposers' boxes are not tested here";
   EXPECT_GT(tf32_weight_copy_plans, copies) << "backward data on w with K innermost got no tf32 plan";
+  EXPECT_GT(stacked_plans, stacked) << "no tf32 plan stacked its boxes: the backward weight's one load per operand is not tested";
 }
 
 // Channels-first backward weight: dy's and x's output positions are contiguous, so both operands are
