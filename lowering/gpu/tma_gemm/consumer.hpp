@@ -24,16 +24,25 @@ __device__ inline void mma_k_step(float (&acc)[BN / 8][4], std::uint64_t da, std
   }
 }
 
+// Nothing to do before a stage's wait (every tile but the MN-major tf32 one: tf32_transpose.hpp).
+struct stage_ready {
+  template <class S, class R>
+  __device__ void operator()(const S&, const R&) {}
+};
+
 // acc[b] (rows 64 b.. of this warpgroup's BM/consumers, all BN columns) = the sum over k-tiles [kb, ke) of A * B.
-template <class E, class P, bool AMn, bool BMn>
+// before(s, r): what the consumer does for the stage at r before waiting for it (its share of the
+// transposition where it transposes).
+template <class E, class P, bool AMn, bool BMn, class Before = stage_ready>
 __device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, long long kb, long long ke, const a_blocks<E, P, AMn>& ab,
-                                    float (&acc)[P::row_blocks][P::BN / 8][4], bool release_early) {
+                                    float (&acc)[P::row_blocks][P::BN / 8][4], bool release_early, Before&& before = {}) {
   using namespace gpu_gemm;
   TG_UNROLL for (int b = 0; b < P::row_blocks; ++b)
     TG_UNROLL for (int j = 0; j < P::BN / 8; ++j) TG_UNROLL for (int e = 0; e < 4; ++e) acc[b][j][e] = 0.0f;
   if (kb >= ke) return;
   int prev = -1;
   for (long long kt = kb; kt < ke; ++kt) {
+    before(s, r);
     arch::mbarrier_wait(s.full(r.stage), r.phase);
     const std::uint32_t a0 = arch::smem_addr(s.a(r.stage));
     const std::uint64_t db = wgmma_tile_desc<P::BN, P::BK, E, BMn>(arch::smem_addr(s.b(r.stage)));

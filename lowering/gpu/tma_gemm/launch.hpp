@@ -125,6 +125,7 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   a.c_vectors = true;
   a.release_early = sm90_schedule().release_early;
   a.stage_tx = P::stage_bytes;
+  a.consumers_transpose = P::landing_slots > 0 && sm90_schedule().tf32_consumers_transpose;
   if constexpr (P::k_halo) {  // A brings the halo's rows, not the tile's
     a.k_halo = plans[0].k_halo;
     a.stage_tx = static_cast<std::uint32_t>(a.k_halo.rows) * 128u + P::b_bytes;
@@ -174,10 +175,12 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + ", " + std::to_string(P::stages) +
         " stages, A " + (AMn ? "MN" : "K") + "-major, B " + (BMn ? "MN" : "K") + "-major, " + std::to_string(a.units) + " units" + (plans[0].transposed ? " (C^T = B^T A^T)" : "") +
         (plans[0].a.step_digit >= 0 || plans[0].b.step_digit >= 0 ? ", boxes stepping along a tap" : "") +
+        (plans[0].a.stack_shift > 0 || plans[0].b.stack_shift > 0 ? ", stacked boxes" : "") +
         (Halo ? ", A as halos (" + std::to_string(a.halo.taps) + " taps, " + std::to_string(a.halo.rows) + " rows)" : std::string()) +
         (P::k_halo ? ", A as a halo per k-tile (" + std::to_string(a.k_halo.rows) + " rows)" : std::string()) +
         (P::resident ? a.block_runs ? ", B resident per group (runs of units)" : ", B resident" : "") +
-        (P::landing_slots > 0 ? ", MN-major boxes transposed to K-major stages (" + std::to_string(P::landing_slots) + " landing slots)" : std::string()) + ", split-K " +
+        (P::landing_slots > 0 ? ", MN-major boxes transposed to K-major stages (" + std::to_string(P::landing_slots) + " landing slots, by the " +
+                                     (a.consumers_transpose ? "consumers)" : "transposer warps)") : std::string()) + ", split-K " +
         std::to_string(a.splits) + (a.splits > 1 ? a.fused_split ? " (added by the last split)" : " (added by split_sum_kernel)" : "") +
         (a.c_tma ? ", C by TMA stores" : c_why ? std::string(", C by the threads (TMA stores: ") + c_why + ")" : std::string()) +
         (a.release_early ? ", early release" : "");

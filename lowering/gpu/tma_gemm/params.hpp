@@ -57,6 +57,7 @@ struct launch_args {
   k_halo_plan k_halo;            // a k-halo tile's A (a_blocks.hpp): rows, where blocks and k16 steps read
   std::uint32_t stage_tx = 0;    // bytes the TMA brings per stage (a k-halo's A: its rows, not the tile's)
   bool block_runs = false;       // each persistent block walks one run of consecutive units (unit_walk)
+  bool consumers_transpose = false;  // the MN-major tf32 tile: the consumers transpose the landed k-tiles (tf32_transpose.hpp)
 };
 // The kernels' parameter: the knobs and C GEMMs. A launch copies all of it into the command stream,
 // so a single GEMM (and the halo kernel, which takes one) carries C = 1 (1.8 KB) instead of the 11.6

@@ -62,11 +62,13 @@ using elem_tile = tile<BM, BN, false, 2, static_cast<int>(sizeof(E))>;
 
 // The tf32 tile for MN-major operands (fp32 backward weight channels-last: both operands have the
 // channels contiguous, the reduction runs over positions). tf32 wgmma reads K-major tiles only, so the
-// TMA's MN-major boxes land in a ring of their own (landing slots of a stage's bytes) and the producer
-// warpgroup's three idle warps transpose each into a K-major stage (tf32_transpose.hpp), which the
-// consumers and the epilogue read as `tile`'s. The landing ring covers the TMA's latency, the stage
-// ring only the hand-over to the consumers: 256x128 holds 2 + 2 (48 KB each), narrower tiles 3 + 3 or
-// 2 + 3. The stages' full barriers wait for the transposers' arrivals instead of the TMA's bytes.
+// TMA's MN-major boxes land in a ring of their own (landing slots of a stage's bytes) and are
+// transposed into K-major stages (tf32_transpose.hpp), which the consumers and the epilogue read as
+// `tile`'s: by the consumer warpgroups themselves, each k-tile while their previous k-tile's batch
+// runs (schedule::tf32_consumers_transpose), or by the producer warpgroup's three idle warps. The
+// landing ring covers the TMA's latency, the stage ring only the hand-over to the consumers: 256x128
+// holds 2 + 2 (48 KB each), narrower tiles 3 + 3 or 2 + 3. The stages' full barriers wait for the
+// transposers' arrivals instead of the TMA's bytes.
 constexpr int transposer_threads = 96;  // warps 1-3 of the producer warpgroup
 template <int BM_, int BN_>
 struct mn_tf32_tile : tile<BM_, BN_, false, 2, 4> {
@@ -195,7 +197,7 @@ constexpr long long choose_splits(long long tiles, long long sms, long long k_ti
 // to 8 splits (one unit reads 8 x 128 KB from L2 in a few us), by a kernel of their own past that. An experiment may override any field without a
 // rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0,
 // TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1, TG_TMA_HALO=0|1,
-// TG_TMA_K_HALO=0|1, TG_TMA_K_HALO_TAPS=0|1, TG_TMA_K_HALO_MAX_COLUMNS=n, TG_TMA_STORE=0|1, TG_TMA_TF32=0|1, TG_TMA_TF32_CHANNELS_FIRST=0|1, TG_TMA_TF32_TRANSPOSE=0|1, TG_TMA_SPLIT_COST=write,read
+// TG_TMA_K_HALO=0|1, TG_TMA_K_HALO_TAPS=0|1, TG_TMA_K_HALO_MAX_COLUMNS=n, TG_TMA_STORE=0|1, TG_TMA_TF32=0|1, TG_TMA_TF32_CHANNELS_FIRST=0|1, TG_TMA_TF32_TRANSPOSE=0|1, TG_TMA_TF32_CONSUMERS_TRANSPOSE=0|1, TG_TMA_STACK_BOXES=0|1, TG_TMA_SPLIT_COST=write,read
 // (0,0: splits chosen by the fill of the waves alone, as before section 23).
 struct schedule {
   bool release_early = false;
@@ -211,6 +213,7 @@ struct schedule {
   bool tf32 = true;              // fp32 GEMMs with K-major operands on tf32 tiles (BK 32): 2.3-7.6x the cp.async pipeline's mma.sync (section 38)
   bool tf32_channels_first = true;  // ... and channels-first ones they read K-major as they are (backward weight, 1x1 layers), without feature-last copies: 6.3-6.6x faster on the two measured (section 39)
   bool tf32_transpose = true;    // fp32 GEMMs with both operands MN-major (backward weight channels-last) on tiles whose transposers make the stages K-major (mn_tf32_tile)
+  bool tf32_consumers_transpose = true;  // ... the consumer warpgroups transposing each k-tile while their previous batch runs (else warps 1-3 of the producer warpgroup)
   bool staged_sliding = true;    // depthwise backward weight on TMA-staged tiles (staged_sliding.hpp) where it plans
   int staged_blocks = 2;         // ... blocks of it per multiprocessor (1 or 2: each then half the stages and warps; 2: 0-15% faster, section 29)
   int staged_rows = 2;           // ... rows a warp walks at once (1 or 2; 2: 7-23% faster, section 29)
@@ -243,6 +246,7 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_TF32")) r.tf32 = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_TF32_CHANNELS_FIRST")) r.tf32_channels_first = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_TF32_TRANSPOSE")) r.tf32_transpose = std::strcmp(t, "0") != 0;
+    if (const char* t = std::getenv("TG_TMA_TF32_CONSUMERS_TRANSPOSE")) r.tf32_consumers_transpose = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_SLIDING")) r.staged_sliding = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_BLOCKS")) r.staged_blocks = std::atoi(t) == 2 ? 2 : 1;
     if (const char* t = std::getenv("TG_STAGED_ROWS")) r.staged_rows = std::atoi(t) == 2 ? 2 : 1;

@@ -62,18 +62,19 @@ TG_HD constexpr tf32_move tf32_move_of(unsigned i) {
 TG_HD constexpr int tf32_nth(int first, int j) { return (first + 128 * j) ^ (16 * j); }
 
 #if defined(TG_NV_WGMMA)
-// Thread t (of transposer_threads) moves blocks t, t + 96, ... of every k-tile's walk (so that every
-// thread moves the same number where they divide: 256x128, 8 each; A's block count is a multiple of
-// 8, so each 8-lane phase stays within one operand): 4 LDS + 4 STS and ~20 integer operations a
-// block. (In signed arithmetic, with each of a block's 8 offsets from the byte maps, ~120
-// instructions a block had the transposers bound by their latency, one warp per scheduler: session
-// 38's profile. All 8 blocks' offsets held in registers spilled under the producer warpgroup's 56.)
-template <class E, class P>
+// Thread t (of Threads: the transposer warps' 96 or the consumers' 256) moves blocks t, t + Threads, ...
+// of every k-tile's walk (so that every thread moves the same number where they divide: 256x128, 8 or
+// 3 each; A's block count and Threads are multiples of 8, so each 8-lane phase stays within one
+// operand): 4 LDS + 4 STS and ~20 integer operations a block. (In signed arithmetic, with each of a
+// block's 8 offsets from the byte maps, ~120 instructions a block had the transposers bound by their
+// latency, one warp per scheduler: session 38's profile. All 8 blocks' offsets held in registers
+// spilled under the producer warpgroup's 56.)
+template <class E, class P, unsigned Threads>
 __device__ inline void transpose_tf32_stage(const unsigned char* landed, unsigned char* stage, unsigned t) {
   constexpr unsigned n = tf32_blocks<P::BM> + tf32_blocks<P::BN>;
-  static_assert(tf32_blocks<P::BM> % 8 == 0, "a phase of 8 lanes within one operand");
+  static_assert(tf32_blocks<P::BM> % 8 == 0 && Threads % 8 == 0, "a phase of 8 lanes within one operand");
   static_assert(P::a_bytes == P::BM * 128, "B's lines right after A's (tf32_move_of)");
-  TG_UNROLL_BY(2) for (unsigned i = t; i < n; i += transposer_threads) {
+  TG_UNROLL_BY(2) for (unsigned i = t; i < n; i += Threads) {
     const tf32_move m = tf32_move_of<P::BM>(i);
     float4 v[4];  // [k], rows in x..w
     TG_UNROLL for (int j = 0; j < 4; ++j) v[j] = *reinterpret_cast<const float4*>(landed + tf32_nth(m.read, j));
@@ -84,26 +85,44 @@ __device__ inline void transpose_tf32_stage(const unsigned char* landed, unsigne
   }
 }
 
-// The transposers' role: the producer's walk of units and k-tiles; each landed k-tile into the next free
-// stage, then (after the async-proxy fence: wgmma reads what these generic stores wrote) the stage is
-// full and the landing slot free.
+// One landed k-tile into the stage at r (free once the consumers released its last k-tile), Threads
+// threads sharing it; then (after the async-proxy fence: wgmma reads what these generic stores wrote)
+// the stage is full and the landing slot free.
+template <class E, class P, unsigned Threads>
+__device__ inline void transpose_k_tile(const smem<E, P>& s, ring<P::landing_slots>& l, const ring<P::stages>& r, unsigned t) {
+  arch::mbarrier_wait(s.land_full(l.stage), l.phase);
+  arch::mbarrier_wait(s.empty(r.stage), r.phase ^ 1);
+  transpose_tf32_stage<E, P, Threads>(reinterpret_cast<const unsigned char*>(s.land_a(l.stage)), reinterpret_cast<unsigned char*>(s.a(r.stage)), t);
+  arch::fence_async_shared();
+  arch::mbarrier_arrive(s.land_empty(l.stage));
+  arch::mbarrier_arrive(s.full(r.stage));
+  l.advance();
+}
+
+// The transposer warps' role: the producer's walk of units and k-tiles, each landed k-tile into the next
+// stage.
 template <class E, class P, class A>
 __device__ inline void transpose_stages(const A& a, const smem<E, P>& s, int t) {
   ring<P::landing_slots> l;
   ring<P::stages> r;
   for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
     const work k = work_of(a, u);
-    for (long long kt = k.kb; kt < k.ke; ++kt) {
-      arch::mbarrier_wait(s.land_full(l.stage), l.phase);
-      arch::mbarrier_wait(s.empty(r.stage), r.phase ^ 1);
-      transpose_tf32_stage<E, P>(reinterpret_cast<const unsigned char*>(s.land_a(l.stage)), reinterpret_cast<unsigned char*>(s.a(r.stage)), t);
-      arch::fence_async_shared();
-      arch::mbarrier_arrive(s.land_empty(l.stage));
-      arch::mbarrier_arrive(s.full(r.stage));
-      l.advance();
-      r.advance();
-    }
+    for (long long kt = k.kb; kt < k.ke; ++kt, r.advance()) transpose_k_tile<E, P, transposer_threads>(s, l, r, static_cast<unsigned>(t));
   }
 }
+
+// The consumers' share instead (launch_args::consumers_transpose): before waiting for a stage, each
+// consumer thread moves its blocks of the k-tile into it, while the warpgroup's previous batch runs on
+// the tensor cores, which waited for three warps' transposition half of the time (performance.md
+// section 42). The landing ring runs on across units, as the stage ring does. A no-op where off.
+template <class E, class P>
+struct consumers_transpose {
+  bool on;
+  unsigned t;  // the consumer thread: threadIdx.x - 128
+  ring<P::landing_slots> l;
+  __device__ void operator()(const smem<E, P>& s, const ring<P::stages>& r) {
+    if (on) transpose_k_tile<E, P, 128u * P::consumers>(s, l, r, t);
+  }
+};
 #endif
 }  // namespace tg::tma_gemm

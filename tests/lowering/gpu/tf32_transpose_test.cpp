@@ -3,7 +3,8 @@
 // (smem_tile_desc: [k][rows] column blocks as the TMA lands MN-major boxes, [rows][k] as wgmma reads
 // K-major ones, both checked against the hardware's swizzle in smem_tile_test.cpp); the blocks cover
 // every (k, row) once; an emulation of the threads' 16-byte reads and writes moves every element to
-// its K-major place; and each 8-lane phase of a 16-byte access touches 8 distinct bank groups.
+// its K-major place; and each 8-lane phase of a 16-byte access touches 8 distinct bank groups; for
+// both teams of transposers (the producer warpgroup's 96 threads, the consumers' 256).
 #include "lowering/gpu/tma_gemm/tf32_transpose.hpp"
 
 #include <gtest/gtest.h>
@@ -29,9 +30,11 @@ TEST(Tf32Transpose, ByteMapsAreTheTileLayouts) {
     }
 }
 
-template <int Rows>
+constexpr int consumer_threads = 256;  // two consumer warpgroups (consumers_transpose)
+
+template <int Rows, int Threads>
 void check_transpose() {
-  SCOPED_TRACE(testing::Message() << Rows << " rows");
+  SCOPED_TRACE(testing::Message() << Rows << " rows, " << Threads << " threads");
   // The blocks: each (k, row) exactly once.
   std::vector<int> hits(32 * Rows, 0);
   for (int t = 0; t < tf32_blocks<Rows>; ++t) {
@@ -46,8 +49,8 @@ void check_transpose() {
   std::vector<float> landed(32 * Rows), stage(32 * Rows, -1.0f);
   for (int k = 0; k < 32; ++k)
     for (int r = 0; r < Rows; ++r) landed[tf32_mn_major_byte(k, r) / 4] = static_cast<float>(k * Rows + r + 1);
-  for (int t = 0; t < transposer_threads; ++t)
-    for (int i = t; i < tf32_blocks<Rows>; i += transposer_threads) {
+  for (int t = 0; t < Threads; ++t)
+    for (int i = t; i < tf32_blocks<Rows>; i += Threads) {
       const tf32_block b = tf32_block_of(i);
       float v[4][4];
       for (int j = 0; j < 4; ++j) {
@@ -65,14 +68,14 @@ void check_transpose() {
     for (int r = 0; r < Rows; ++r) ASSERT_EQ(stage[tf32_k_major_byte(k, r) / 4], static_cast<float>(k * Rows + r + 1)) << "(" << k << ", " << r << ")";
   // Bank groups: the 8 lanes of each phase of every warp's 16-byte access (blocks of one loop trip of
   // the 96 threads, t = 32 w + lane) hit 8 distinct 16-byte groups of the 32 banks.
-  for (int trip = 0; trip * transposer_threads < tf32_blocks<Rows>; ++trip)
-    for (int w = 0; w < transposer_threads / 32; ++w)
+  for (int trip = 0; trip * Threads < tf32_blocks<Rows>; ++trip)
+    for (int w = 0; w < Threads / 32; ++w)
       for (int phase = 0; phase < 4; ++phase)
         for (int j = 0; j < 4; ++j) {
           std::set<int> reads, writes;
           int lanes = 0;
           for (int lane = 8 * phase; lane < 8 * phase + 8; ++lane) {
-            const int t = trip * transposer_threads + 32 * w + lane;
+            const int t = trip * Threads + 32 * w + lane;
             if (t >= tf32_blocks<Rows>) continue;
             const tf32_block b = tf32_block_of(t);
             reads.insert(tf32_mn_major_byte(4 * b.kb + j, 4 * b.rc) / 16 % 8);
@@ -85,17 +88,20 @@ void check_transpose() {
 }
 
 TEST(Tf32Transpose, EveryElementToItsKMajorPlaceWithoutBankConflicts) {
-  check_transpose<64>();
-  check_transpose<128>();
-  check_transpose<256>();
+  check_transpose<64, transposer_threads>();
+  check_transpose<128, transposer_threads>();
+  check_transpose<256, transposer_threads>();
+  check_transpose<64, consumer_threads>();
+  check_transpose<128, consumer_threads>();
+  check_transpose<256, consumer_threads>();
 }
 
 // The moves as the kernel makes them (transpose_tf32_stage): each thread's blocks of a whole k-tile
 // (A's, then B's after A's lines) from tf32_move_of, every read and write from the block's first by
 // tf32_nth: every element of A and B to its K-major place; tf32_nth the same on 1024-aligned bases.
-template <int BM, int BN>
+template <int BM, int BN, int Threads>
 void check_moves() {
-  SCOPED_TRACE(testing::Message() << BM << "x" << BN);
+  SCOPED_TRACE(testing::Message() << BM << "x" << BN << ", " << Threads << " threads");
   constexpr int n = tf32_blocks<BM> + tf32_blocks<BN>, bytes = (BM + BN) * 128;
   auto id = [](int op, int k, int r) { return static_cast<float>(op * 1000000 + k * 1000 + r + 1); };
   std::vector<float> landed(bytes / 4), stage(bytes / 4, -1.0f);
@@ -104,8 +110,8 @@ void check_moves() {
     for (int r = 0; r < BN; ++r) landed[(BM * 128 + tf32_mn_major_byte(k, r)) / 4] = id(1, k, r);
   }
   int moved = 0;
-  for (int t = 0; t < transposer_threads; ++t)
-    for (int i = t; i < n; i += transposer_threads, ++moved) {
+  for (int t = 0; t < Threads; ++t)
+    for (int i = t; i < n; i += Threads, ++moved) {
       const tf32_move m = tf32_move_of<BM>(i);
       for (int j = 0; j < 4; ++j) {
         const int from = tf32_nth(m.read, j), to = tf32_nth(m.write, j);
@@ -128,9 +134,12 @@ void check_moves() {
       }
 }
 TEST(Tf32Transpose, ThreadMovesOfTheInstantiatedTiles) {
-  check_moves<256, 128>();
-  check_moves<128, 128>();
-  check_moves<256, 64>();
+  check_moves<256, 128, transposer_threads>();
+  check_moves<128, 128, transposer_threads>();
+  check_moves<256, 64, transposer_threads>();
+  check_moves<256, 128, consumer_threads>();
+  check_moves<128, 128, consumer_threads>();
+  check_moves<256, 64, consumer_threads>();
 }
 
 // The MN-major tf32 tiles' rings (plan.hpp): the landing slots cover the TMA's latency, the stages the
@@ -141,7 +150,8 @@ void check_rings(int stages, int landing) {
   SCOPED_TRACE(testing::Message() << BM << "x" << BN);
   EXPECT_EQ(P::stages, stages);
   EXPECT_EQ(P::landing_slots, landing);
-  EXPECT_EQ(P::full_arrivals, transposer_threads);
+  EXPECT_EQ(P::full_arrivals, transposer_threads);  // the kernel's count where the transposer warps transpose (else the consumers')
+  EXPECT_EQ(128 * P::consumers, consumer_threads);
   EXPECT_LE(P::smem_bytes, 227 * 1024);
   EXPECT_EQ(P::stage_bytes, (BM + BN) * 128) << "a stage holds one 128-byte row of 32 fp32 per tile row";
 }
