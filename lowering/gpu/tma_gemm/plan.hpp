@@ -65,7 +65,8 @@ using elem_tile = tile<BM, BN, false, 2, static_cast<int>(sizeof(E))>;
 // TMA's MN-major boxes land in a ring of their own (landing slots of a stage's bytes) and are
 // transposed into K-major stages (tf32_transpose.hpp), which the consumers and the epilogue read as
 // `tile`'s: by the consumer warpgroups themselves, each k-tile while their previous k-tile's batch
-// runs (schedule::tf32_consumers_transpose), or by the producer warpgroup's three idle warps. The
+// runs (schedule::tf32_consumers_transpose, on tiles of 128 columns or more), or by the producer
+// warpgroup's three idle warps. The
 // landing ring covers the TMA's latency, the stage ring only the hand-over to the consumers: 256x128
 // holds 2 + 2 (48 KB each), narrower tiles 3 + 3 or 2 + 3. The stages' full barriers wait for the
 // transposers' arrivals instead of the TMA's bytes.
@@ -214,6 +215,7 @@ struct schedule {
   bool tf32_channels_first = true;  // ... and channels-first ones they read K-major as they are (backward weight, 1x1 layers), without feature-last copies: 6.3-6.6x faster on the two measured (section 39)
   bool tf32_transpose = true;    // fp32 GEMMs with both operands MN-major (backward weight channels-last) on tiles whose transposers make the stages K-major (mn_tf32_tile)
   bool tf32_consumers_transpose = true;  // ... the consumer warpgroups transposing each k-tile while their previous batch runs (else warps 1-3 of the producer warpgroup)
+  int tf32_consumers_transpose_columns = 128;  // ... on tiles this wide or wider: 12-20% faster on 256x128 and 128x128, 2-7% slower on 256x64, whose 512-cycle batches hide less of it (section 42)
   bool staged_sliding = true;    // depthwise backward weight on TMA-staged tiles (staged_sliding.hpp) where it plans
   int staged_blocks = 2;         // ... blocks of it per multiprocessor (1 or 2: each then half the stages and warps; 2: 0-15% faster, section 29)
   int staged_rows = 2;           // ... rows a warp walks at once (1 or 2; 2: 7-23% faster, section 29)
