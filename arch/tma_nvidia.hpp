@@ -59,6 +59,7 @@ inline tensor_map encode_tma(const tma_box& b, const void* data, tma_elem e, int
 // a caller issuing many boxes of one map switches on it once.
 template <int R>
 __device__ inline void tma_load_rank(void* dst, const tensor_map* map, std::uint64_t* bar, const int (&c)[tma_box::max_rank]) {
+  static_assert(R >= 1 && R <= tma_box::max_rank, "a TMA box of rank 1 to 5");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   const std::uint32_t d = smem_addr(dst), m = smem_addr(bar);
   const auto g = reinterpret_cast<std::uint64_t>(map);

@@ -8,6 +8,7 @@
 #include <utility>
 #include "lowering/gemm.hpp"
 #include "lowering/gpu/boxes.hpp"
+#include "lowering/gpu/stacked_boxes.hpp"
 #include "lowering/gpu/tma_gemm/halo_plan.hpp"
 #include "lowering/gpu/tma_gemm/k_halo_plan.hpp"
 #include "lowering/gpu/tma_gemm/plan.hpp"
@@ -87,9 +88,9 @@ inline boxes::extents only(int p, int e) {
   return x;
 }
 
-// An MN-major operand's boxes along its contiguous axis as one stacked box (boxes.hpp: stack_boxes),
-// where the schedule has them (TG_TMA_STACK_BOXES=0: separate boxes).
-inline void stack(boxes::operand_boxes& o, const boxes::view_digits& d, const boxes::extents& ext_rows, const boxes::extents& ext_k, int bk) {
+// An MN-major operand's boxes along its contiguous axis as one stacked box (stacked_boxes.hpp), where
+// the schedule has them (TG_TMA_STACK_BOXES=0: separate boxes).
+inline void stack_if_scheduled(boxes::operand_boxes& o, const boxes::view_digits& d, const boxes::extents& ext_rows, const boxes::extents& ext_k, int bk) {
   if (sm90_schedule().stack_boxes) boxes::stack_boxes(o, d, ext_rows, ext_k, bk);
 }
 
@@ -145,7 +146,7 @@ class_plan plan_halo(class_plan r, const boxes::view_digits& da, const boxes::vi
       !fill_digits(db, 1, en, r.b_mn ? inner_b : r.b.order, r.b_mn ? (r.b.step_digit >= 0 ? 2 : 1) : r.b.n_order, r.n, why) ||
       !fill_digits(da, 2, ek, inner_a, 1, r.k, why))
     return fail(why);
-  stack(r.b, db, en, ek, BK);
+  stack_if_scheduled(r.b, db, en, ek, BK);
   r.ok = true;
   return r;
 }
@@ -219,7 +220,7 @@ class_plan plan_k_halo(class_plan r, const boxes::view_digits& da, const boxes::
   if (!fill_digits(da, 1, em, h.row_order, h.n_row_order, r.m, why) ||
       !fill_digits(db, 1, en, inner_b, r.b.step_digit >= 0 ? 2 : 1, r.n, why) || !fill_digits(da, 2, ek, h.a.order, h.a.n_order, r.k, why))
     return fail(why);
-  stack(r.b, db, en, ek, swizzle_elems);
+  stack_if_scheduled(r.b, db, en, ek, swizzle_elems);
   r.ok = true;
   return r;
 }
@@ -353,8 +354,8 @@ class_plan plan_class(const Views& v) {
         !detail::fill_digits(db, 1, en, r.b_mn ? inner_b : r.b.order, r.b_mn ? n_inner_b : r.b.n_order, r.n, why) ||
         !detail::fill_digits(da, 2, ek, r.a_mn ? r.a.order : inner_a, r.a_mn ? r.a.n_order : 1, r.k, why))
       return fail(why);
-    detail::stack(r.a, da, em, ek, BK);
-    detail::stack(r.b, db, en, ek, BK);
+    detail::stack_if_scheduled(r.a, da, em, ek, BK);
+    detail::stack_if_scheduled(r.b, db, en, ek, BK);
     r.ok = true;
     return r;
   }

@@ -25,7 +25,7 @@ __device__ inline void mma_k_step(float (&acc)[BN / 8][4], std::uint64_t da, std
 }
 
 // Nothing to do before a stage's wait (every tile but the MN-major tf32 one: tf32_transpose.hpp).
-struct stage_ready {
+struct no_stage_work {
   template <class S, class R>
   __device__ void operator()(const S&, const R&) {}
 };
@@ -33,7 +33,7 @@ struct stage_ready {
 // acc[b] (rows 64 b.. of this warpgroup's BM/consumers, all BN columns) = the sum over k-tiles [kb, ke) of A * B.
 // before(s, r): what the consumer does for the stage at r before waiting for it (its share of the
 // transposition where it transposes).
-template <class E, class P, bool AMn, bool BMn, class Before = stage_ready>
+template <class E, class P, bool AMn, bool BMn, class Before = no_stage_work>
 __device__ inline void consume_tile(const smem<E, P>& s, ring<P::stages>& r, long long kb, long long ke, const a_blocks<E, P, AMn>& ab,
                                     float (&acc)[P::row_blocks][P::BN / 8][4], bool release_early, Before&& before = {}) {
   using namespace gpu_gemm;

@@ -25,10 +25,10 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
   constexpr bool transposed_stages = P::landing_slots > 0;  // the consumers read the transposers' K-major stages
   static_assert(!transposed_stages || (!AMn && !BMn), "AMn / BMn: the stages' orientation, K-major once transposed");
   const int wg = threadIdx.x / 128;
-  const int transposers = a.consumers_transpose ? 128 * P::consumers : transposer_threads;
   if (threadIdx.x == 0) {
+    const int transposers = transposer_arrivals<P>(a.consumers_transpose);
     for (int i = 0; i < P::stages; ++i) {
-      arch::mbarrier_init(s.full(i), transposed_stages ? transposers : P::full_arrivals);  // the producer's arrival (+ the bytes), or the transposers'
+      arch::mbarrier_init(s.full(i), transposed_stages ? transposers : 1);  // the transposers' arrivals, or the producer's (+ the bytes)
       arch::mbarrier_init(s.empty(i), 128 * P::consumers);  // every consumer thread's release
     }
     for (int i = 0; i < P::landing_slots; ++i) {
@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(P::threads, 1) tma_gemm_kernel(const __grid_co
   } else {
     arch::warpgroup_regs_take<P::consumer_regs>();
     ring<P::stages> r;
-    std::conditional_t<transposed_stages, consumers_transpose<E, P>, stage_ready> before{};
+    std::conditional_t<transposed_stages, consumer_transposer<E, P>, no_stage_work> before{};
     if constexpr (transposed_stages) before.on = a.consumers_transpose, before.t = threadIdx.x - 128;
     for (long long u = blockIdx.x; u < a.units; u += gridDim.x) {
       const work k = work_of(a, u);

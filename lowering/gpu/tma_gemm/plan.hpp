@@ -19,7 +19,6 @@ struct tile {
   static constexpr bool resident = false;  // B goes through the k-tile ring (halo_tile may keep it)
   static constexpr bool k_halo = KHalo;    // A's stage holds one halo of k_halo_rows rows (k_halo_tile)
   static constexpr int landing_slots = 0;  // the boxes land in the stages themselves (see mn_tf32_tile)
-  static constexpr int full_arrivals = 1;  // the producer's arrival on a stage's full barrier (+ its bytes)
   static constexpr int BM = BM_, BN = BN_, BK = boxes::row_elems(ElemBytes);
   static_assert(ElemBytes == 2 || (ElemBytes == 4 && !KHalo), "16-bit tiles, or fp32 ones without a k-halo (MN-major)");
   static constexpr int k_steps = 4, k_step = BK / k_steps;  // wgmma k steps per k-tile: 32 bytes of each row (k16, or k8 of tf32)
@@ -66,21 +65,27 @@ using elem_tile = tile<BM, BN, false, 2, static_cast<int>(sizeof(E))>;
 // transposed into K-major stages (tf32_transpose.hpp), which the consumers and the epilogue read as
 // `tile`'s: by the consumer warpgroups themselves, each k-tile while their previous k-tile's batch
 // runs (schedule::tf32_consumers_transpose, on tiles of 128 columns or more), or by the producer
-// warpgroup's three idle warps. The
-// landing ring covers the TMA's latency, the stage ring only the hand-over to the consumers: 256x128
-// holds 2 + 2 (48 KB each), narrower tiles 3 + 3 or 2 + 3. The stages' full barriers wait for the
-// transposers' arrivals instead of the TMA's bytes.
+// warpgroup's three idle warps. The landing ring covers the TMA's latency, the stage ring only the
+// hand-over to the consumers: 256x128 holds 2 + 2 (48 KB each), narrower tiles 3 + 3 or 2 + 3. The
+// stages' full barriers wait for the transposers' arrivals (transposer_arrivals) instead of the TMA's
+// bytes.
 constexpr int transposer_threads = 96;  // warps 1-3 of the producer warpgroup
 template <int BM_, int BN_>
 struct mn_tf32_tile : tile<BM_, BN_, false, 2, 4> {
   using plain = tile<BM_, BN_, false, 2, 4>;
   static constexpr int slots = (plain::smem_limit - 1024 - 512 - plain::epi_bytes) / plain::stage_bytes;  // stages + landing slots
   static constexpr int landing_slots = slots - slots / 2, stages = slots / 2;
-  static constexpr int full_arrivals = transposer_threads;
   static constexpr int barrier_bytes = 2 * (stages + landing_slots) * 8 + 8;
   static constexpr int smem_bytes = 1024 + (stages + landing_slots) * plain::stage_bytes + plain::epi_bytes + barrier_bytes;
   static_assert(stages >= 2 && landing_slots >= 2 && smem_bytes <= plain::smem_limit, "MN-major tf32 tile shape");
 };
+// The arrivals that fill a stage (and free a landing slot) of tile P's transposition: every consumer
+// thread's where the consumers transpose (launch_args::consumers_transpose), else every transposer warp
+// thread's. The kernel's barrier counts and the host test both take it from here.
+template <class P>
+TG_HD constexpr int transposer_arrivals(bool consumers) {
+  return consumers ? 128 * P::consumers : transposer_threads;
+}
 
 // The k-halo tile (k_halo_plan.hpp; backward weight transposed): `tile`'s kernel and roles, with A's
 // stage one halo box of at most k_halo_rows rows (a 2-d 8x8 k-tile of 4 taps: 80) that the tile's 4
@@ -198,14 +203,14 @@ constexpr long long choose_splits(long long tiles, long long sms, long long k_ti
 // to 8 splits (one unit reads 8 x 128 KB from L2 in a few us), by a kernel of their own past that. An experiment may override any field without a
 // rebuild: TG_TMA_TILE=256x128|256x64|128x128|128x64, TG_TMA_RELEASE=early|late, TG_TMA_L2=256|128|0,
 // TG_TMA_FUSED_SPLIT_MAX=n, TG_TMA_TRANSPOSE=0|1, TG_TMA_STEP_BOXES=0|1, TG_TMA_HALO=0|1,
-// TG_TMA_K_HALO=0|1, TG_TMA_K_HALO_TAPS=0|1, TG_TMA_K_HALO_MAX_COLUMNS=n, TG_TMA_STORE=0|1, TG_TMA_TF32=0|1, TG_TMA_TF32_CHANNELS_FIRST=0|1, TG_TMA_TF32_TRANSPOSE=0|1, TG_TMA_TF32_CONSUMERS_TRANSPOSE=0|1, TG_TMA_STACK_BOXES=0|1, TG_TMA_SPLIT_COST=write,read
+// TG_TMA_K_HALO=0|1, TG_TMA_K_HALO_TAPS=0|1, TG_TMA_K_HALO_MAX_COLUMNS=n, TG_TMA_STORE=0|1, TG_TMA_TF32=0|1, TG_TMA_TF32_CHANNELS_FIRST=0|1, TG_TMA_TF32_TRANSPOSE=0|1, TG_TMA_TF32_CONSUMERS_TRANSPOSE=0|1, TG_TMA_TF32_CONSUMERS_TRANSPOSE_COLUMNS=n, TG_TMA_STACK_BOXES=0|1, TG_TMA_SPLIT_COST=write,read
 // (0,0: splits chosen by the fill of the waves alone, as before section 23).
 struct schedule {
   bool release_early = false;
   int fused_split_max = 8;  // split-K: the last split of a tile adds the others' partials up to this many
   bool transpose_narrow = true;  // backward weight with M <= 64 as C^T = B^T A^T where its tiles are mostly real
   bool step_boxes = true;        // MN-major tiles as boxes stepping along a filter tap (boxes.hpp) where that pads less
-  bool stack_boxes = true;       // an MN-major tile's boxes along its contiguous axis as one stacked box (boxes.hpp: stack_boxes)
+  bool stack_boxes = true;       // an MN-major tile's boxes along its contiguous axis as one stacked box (stacked_boxes.hpp)
   bool halo = true;              // K-major A over filter taps as one halo box per channel block (halo_plan.hpp)
   bool k_halo = true;            // backward weight's A over filter taps as one halo box per k-tile (k_halo_plan.hpp)
   bool k_halo_taps = true;       // ... on the taps tile (a 3x3 filter plane per tile) where it plans
@@ -215,7 +220,7 @@ struct schedule {
   bool tf32_channels_first = true;  // ... and channels-first ones they read K-major as they are (backward weight, 1x1 layers), without feature-last copies: 6.3-6.6x faster on the two measured (section 39)
   bool tf32_transpose = true;    // fp32 GEMMs with both operands MN-major (backward weight channels-last) on tiles whose transposers make the stages K-major (mn_tf32_tile)
   bool tf32_consumers_transpose = true;  // ... the consumer warpgroups transposing each k-tile while their previous batch runs (else warps 1-3 of the producer warpgroup)
-  int tf32_consumers_transpose_columns = 128;  // ... on tiles this wide or wider: 12-20% faster on 256x128 and 128x128, 2-7% slower on 256x64, whose 512-cycle batches hide less of it (section 42)
+  int tf32_consumers_transpose_columns = 128;  // ... on tiles this wide or wider: 12-20% faster on 256x128 and 128x128, 1-7% slower on 256x64 (section 42; likely its 2-stage ring and uneven shares, 3 blocks a thread in one warpgroup, 2 in the other)
   bool staged_sliding = true;    // depthwise backward weight on TMA-staged tiles (staged_sliding.hpp) where it plans
   int staged_blocks = 2;         // ... blocks of it per multiprocessor (1 or 2: each then half the stages and warps; 2: 0-15% faster, section 29)
   int staged_rows = 2;           // ... rows a warp walks at once (1 or 2; 2: 7-23% faster, section 29)
@@ -249,6 +254,7 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_TF32_CHANNELS_FIRST")) r.tf32_channels_first = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_TF32_TRANSPOSE")) r.tf32_transpose = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_TF32_CONSUMERS_TRANSPOSE")) r.tf32_consumers_transpose = std::strcmp(t, "0") != 0;
+    if (const char* t = std::getenv("TG_TMA_TF32_CONSUMERS_TRANSPOSE_COLUMNS")) r.tf32_consumers_transpose_columns = std::atoi(t);
     if (const char* t = std::getenv("TG_STAGED_SLIDING")) r.staged_sliding = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_BLOCKS")) r.staged_blocks = std::atoi(t) == 2 ? 2 : 1;
     if (const char* t = std::getenv("TG_STAGED_ROWS")) r.staged_rows = std::atoi(t) == 2 ? 2 : 1;

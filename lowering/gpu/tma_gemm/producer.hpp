@@ -6,6 +6,7 @@
 #include "arch/tma_nvidia.hpp"
 #include "lowering/gpu/tma_gemm/k_walk.hpp"
 #include "lowering/gpu/tma_gemm/params.hpp"
+#include "lowering/gpu/stacked_boxes.hpp"
 #include "lowering/gpu/tma_gemm/smem.hpp"
 
 namespace tg::tma_gemm {
@@ -24,9 +25,11 @@ __device__ inline void load_boxes(const operand& o, E* dst, std::uint64_t* full,
   constexpr int most = (P::BM > P::BN ? P::BM : P::BN) / P::BK;
   int at[rank];
   TG_UNROLL for (int a = 0; a < rank; ++a) at[a] = x[a];
-  if (o.stack_shift > 0) {  // one stacked box: the corner on the split axes (boxes.hpp)
-    boxes::stacked_corner(at, R, o.stack_shift);
-    return arch::tma_load_rank<R>(dst, &o.map, full, at);
+  if constexpr (R >= 2) {  // (a stacked map has its split axes: rank 2 at least)
+    if (o.stack_shift > 0) {  // one stacked box: the corner on the split axes (stacked_boxes.hpp)
+      boxes::stacked_corner(at, R, o.stack_shift);
+      return arch::tma_load_rank<R>(dst, &o.map, full, at);
+    }
   }
   TG_UNROLL for (int i = 0; i < most; ++i) {
     if (i >= o.boxes) break;

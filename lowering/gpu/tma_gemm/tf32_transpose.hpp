@@ -1,7 +1,8 @@
-// The transposers of the MN-major tf32 tile (plan.hpp: mn_tf32_tile): warps 1-3 of the producer
-// warpgroup turn each landed k-tile of MN-major boxes ([k][32 rows] per 128-byte-swizzled 4 KB box, as
-// the TMA writes them) into the K-major stage tf32 wgmma reads ([rows][32 k], the same swizzle), so
-// that the consumers and the epilogue are `tile`'s.
+// The transposers of the MN-major tf32 tile (plan.hpp: mn_tf32_tile): the consumer threads, or warps
+// 1-3 of the producer warpgroup (launch_args::consumers_transpose), turn each landed k-tile of MN-major
+// boxes ([k][32 rows] per 128-byte-swizzled 4 KB box, as the TMA writes them) into the K-major stage
+// tf32 wgmma reads ([rows][32 k], the same swizzle), so that the consumers and the epilogue are
+// `tile`'s.
 //
 // The work is 4 x 4 blocks of (k, row): a thread reads a block as four 16-byte rows of 4 rows at one k
 // and writes it as four 16-byte rows of 4 k at one row. A 16-byte access is served 8 lanes at a time;
@@ -87,7 +88,7 @@ __device__ inline void transpose_tf32_stage(const unsigned char* landed, unsigne
 
 // One landed k-tile into the stage at r (free once the consumers released its last k-tile), Threads
 // threads sharing it; then (after the async-proxy fence: wgmma reads what these generic stores wrote)
-// the stage is full and the landing slot free.
+// the stage is full and the landing slot free. Advances the landing ring; the caller advances r.
 template <class E, class P, unsigned Threads>
 __device__ inline void transpose_k_tile(const smem<E, P>& s, ring<P::landing_slots>& l, const ring<P::stages>& r, unsigned t) {
   arch::mbarrier_wait(s.land_full(l.stage), l.phase);
@@ -116,7 +117,7 @@ __device__ inline void transpose_stages(const A& a, const smem<E, P>& s, int t) 
 // the tensor cores, which waited for three warps' transposition half of the time (performance.md
 // section 42). The landing ring runs on across units, as the stage ring does. A no-op where off.
 template <class E, class P>
-struct consumers_transpose {
+struct consumer_transposer {
   bool on;
   unsigned t;  // the consumer thread: threadIdx.x - 128
   ring<P::landing_slots> l;

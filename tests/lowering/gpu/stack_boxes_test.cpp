@@ -1,4 +1,4 @@
-// lowering/gpu/boxes.hpp: stack_boxes. An MN-major tile's boxes along the contiguous axis as one box
+// lowering/gpu/stacked_boxes.hpp. An MN-major tile's boxes along the contiguous axis as one box
 // over that axis split in two: over random tensors (ranks 1-4, lengths, strides, gaps between rows) and
 // random corners (inside, past the edges, negative on the other axes), the one load brings, element for
 // element and in the same shared-memory order, what the separate boxes bring, zeros included; and it is
@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "lowering/gpu/boxes.hpp"
+#include "lowering/gpu/stacked_boxes.hpp"
 #include "tma_box_emulation.hpp"
 
 namespace {

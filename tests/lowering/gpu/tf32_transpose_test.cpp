@@ -67,7 +67,7 @@ void check_transpose() {
   for (int k = 0; k < 32; ++k)
     for (int r = 0; r < Rows; ++r) ASSERT_EQ(stage[tf32_k_major_byte(k, r) / 4], static_cast<float>(k * Rows + r + 1)) << "(" << k << ", " << r << ")";
   // Bank groups: the 8 lanes of each phase of every warp's 16-byte access (blocks of one loop trip of
-  // the 96 threads, t = 32 w + lane) hit 8 distinct 16-byte groups of the 32 banks.
+  // the Threads threads, t = 32 w + lane) hit 8 distinct 16-byte groups of the 32 banks.
   for (int trip = 0; trip * Threads < tf32_blocks<Rows>; ++trip)
     for (int w = 0; w < Threads / 32; ++w)
       for (int phase = 0; phase < 4; ++phase)
@@ -150,8 +150,8 @@ void check_rings(int stages, int landing) {
   SCOPED_TRACE(testing::Message() << BM << "x" << BN);
   EXPECT_EQ(P::stages, stages);
   EXPECT_EQ(P::landing_slots, landing);
-  EXPECT_EQ(P::full_arrivals, transposer_threads);  // the kernel's count where the transposer warps transpose (else the consumers')
-  EXPECT_EQ(128 * P::consumers, consumer_threads);
+  EXPECT_EQ(transposer_arrivals<P>(false), transposer_threads);  // the kernel's barrier counts
+  EXPECT_EQ(transposer_arrivals<P>(true), consumer_threads);
   EXPECT_LE(P::smem_bytes, 227 * 1024);
   EXPECT_EQ(P::stage_bytes, (BM + BN) * 128) << "a stage holds one 128-byte row of 32 fp32 per tile row";
 }

@@ -96,7 +96,7 @@ std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, inde
     x[a] = ob.base[a] + ob.step[0][0][a] * static_cast<int>(g);
     for (int p = 0; p < 4; ++p) x[a] += ob.step[1][p][a] * rows[p] + ob.step[2][p][a] * ks[p];
   }
-  // A stacked operand is one load of all its boxes, box i's [k][BK] rows after box i-1's (boxes.hpp).
+  // A stacked operand is one load of all its boxes, box i's [k][BK] rows after box i-1's (stacked_boxes.hpp).
   const int loads = ob.stack_shift > 0 ? 1 : ob.boxes;
   EXPECT_EQ(ob.box.elements() * loads, R * BK);
   for (int i = 0; i < loads; ++i) {
@@ -118,7 +118,7 @@ std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, inde
 }
 
 inline int stepped_plans = 0;  // plans checked whose boxes step along a digit other than the contiguous one
-inline int stacked_plans = 0;  // plans checked with an operand's boxes stacked as one (boxes.hpp: stack_boxes)
+inline int stacked_plans = 0;  // plans checked with an operand's boxes stacked as one (stacked_boxes.hpp)
 inline int halo_plans = 0;     // plans checked whose A is halos
 
 // A halo plan's A tile for tap `tap`, as the halo kernel's wgmma reads it: the halo box the TMA brings
