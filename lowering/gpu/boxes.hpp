@@ -172,18 +172,22 @@ inline int contiguous_digit(const view_axes& ax, const view_digits& d, int& pos,
 // One operand's boxes for tiles of given extents: the TMA box, the orientation of the shared tile
 // (K-major: [rows][bk k]; MN-major: [k][bk rows] per box), and the smem order of the other side's
 // spanned digits (fastest first), which both operands sharing that dimension must agree on.
-// An MN-major tile of more than 64 rows is several boxes: the next 64 of the contiguous digit, or,
-// where that digit is only 64 long (a filter tap's 64 channels), the next values of one other row
-// digit (box i at the tap after box i-1's), so that a 128- or 256-row tile is not mostly padding.
+// An MN-major tile of more than one row of boxes (bk rows each) is several boxes: the next bk of the
+// contiguous digit, or, where that digit is shorter than the tile (a filter tap's 64 channels), `along`
+// boxes of it at each of the next values of one other row digit (the boxes of one tap, then the next
+// tap's), so that a 128- or 256-row tile is not mostly padding (fp32's 32-element boxes: a 256-row
+// tile of 64-channel taps is 4 taps x 2 boxes, where one box per tap would cover 8 taps of 32).
 struct operand_boxes {
   bool ok = false;
   std::string why;
   arch::tma_box box;
   bool mn_major = false;
-  int boxes = 1;                          // loads per stage (MN-major), box_step apart
-  int box_step[max_rank] = {};            // coordinates from one box to the next
+  int boxes = 1;                          // boxes per stage (MN-major), box i at its corner_of_box
+  int along = 1;                          // boxes along the contiguous digit at each step (step_digit >= 0)
+  int box_step[max_rank] = {};            // coordinates from one step to the next (along = 1: one box to the next)
   int step_digit = -1;                    // the row digit boxes step along (-1: the contiguous one)
   int stack_shift = 0;                    // > 0: the boxes stacked as one (stacked_boxes.hpp), log2 of bk
+  int stacked = 1;                        // boxes per load: 1, or the stacked boxes (stacked_boxes.hpp)
   int step[3][max_digits][max_rank] = {};  // coordinate step per unit digit, per axis
   int base[max_rank] = {};
   int n_order = 0, order[max_digits] = {};  // spanned digits of the non-contiguous side, smem-fastest first
@@ -235,15 +239,18 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
   if (inner_dim < 0) return fail("the contiguous axis is not a row or k digit");
   r.mn_major = inner_dim == 1;
   r.boxes = r.mn_major ? rows / bk : 1;
-  if (r.boxes > 1 && ext[inner_dim]->e[inner_p] == bk) {  // boxes along another row digit
+  const int inner_e = ext[inner_dim]->e[inner_p];
+  if (r.boxes > 1 && inner_e < bk * r.boxes) {  // `along` boxes at each value of another row digit
+    if (inner_e % bk != 0) return fail("the tile does not span whole 128-byte rows of the contiguous digit");
+    r.along = inner_e / bk;
     for (int p = 0; p < d.count[1]; ++p)
       if (p != inner_p && ext_rows.e[p] > 1) {
-        if (r.step_digit >= 0 || ext_rows.e[p] != r.boxes) return fail("the boxes of a tile step along more than one digit");
+        if (r.step_digit >= 0 || ext_rows.e[p] * r.along != r.boxes) return fail("the boxes of a tile step along more than one digit");
         if (ax.axis[1][p] < 0) return fail("the boxes of a tile step along a digit that moves nothing");
         r.step_digit = p;
       }
     if (r.step_digit < 0) return fail("the tile does not span 128 bytes of the contiguous digit");
-  } else if (ext[inner_dim]->e[inner_p] != bk * r.boxes) {
+  } else if (inner_e != bk * r.boxes) {
     return fail("the tile does not span 128 bytes of the contiguous digit");
   }
   start_box(ax, r, bk);
@@ -273,6 +280,13 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
   if (!corners_aligned(r, d, ext_rows, ext_k, bk)) return fail(unaligned_corner);
   r.ok = true;
   return r;
+}
+
+// Box i's corner from the tile's (x: the first box's), as the producer and the host tests load it:
+// the step digit's box_step per `along` boxes, bk along the contiguous axis within them.
+TG_HD inline void corner_of_box(const int (&x)[max_rank], const int (&box_step)[max_rank], int along, int bk, int i, int (&at)[max_rank]) {
+  for (int a = 0; a < max_rank; ++a) at[a] = x[a] + (i / along) * box_step[a];
+  at[0] += (i % along) * bk;
 }
 
 // Calls f(e) for every set of pow2 extents over `count` digits whose product is `tile` (a power of two),

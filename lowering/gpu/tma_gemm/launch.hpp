@@ -42,7 +42,9 @@ bool kernel_runs_here() {
 inline void set_operand(operand& o, const boxes::operand_boxes& b, const void* data, arch::tma_elem e) {
   o.map = arch::encode_tma(b.box, data, e, sm90_schedule().l2_promotion_bytes);
   o.rank = b.box.rank;
-  o.boxes = b.boxes;
+  o.loads = b.boxes / b.stacked;
+  o.along = b.stacked > 1 ? 1 : b.along;  // a stacked load brings its step's boxes at once
+  o.stacked = b.stacked;
   o.stack_shift = b.stack_shift;
   for (int x = 0; x < rank; ++x) o.base[x] = b.base[x], o.box_step[x] = b.box_step[x];
   std::memcpy(o.step, b.step, sizeof(o.step));

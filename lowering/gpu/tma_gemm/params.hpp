@@ -14,8 +14,10 @@ constexpr int rank = boxes::max_rank;
 
 struct operand {
   arch::tensor_map map;          // 64-byte aligned (CUtensorMap is)
-  int rank = 0, boxes = 1;       // boxes: loads per stage (MN-major tiles over 64 rows), box_step apart
-  int stack_shift = 0;           // > 0: the boxes are one stacked load (stacked_boxes.hpp)
+  int rank = 0, loads = 1;       // TMA loads per stage (MN-major tiles of more than one box)
+  int along = 1;                 // loads at each step (box_step apart), bk apart on the contiguous axis
+  int stacked = 1;               // boxes per load
+  int stack_shift = 0;           // > 0: each load is stacked boxes (stacked_boxes.hpp)
   int base[tma_gemm::rank] = {};
   int box_step[tma_gemm::rank] = {};
   int step[3][nd][tma_gemm::rank] = {};  // [group, rows, k digit][digit][axis]: coordinate step per unit

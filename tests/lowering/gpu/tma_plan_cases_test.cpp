@@ -288,6 +288,18 @@ TEST(TmaPlan, TransposedBackwardWeight) {
   EXPECT_GE(pt.a.step_digit, 0);
   EXPECT_EQ(pt.m.count, 3);
   EXPECT_TRUE((tg::tma_gemm::plan_views<256, 64, true>(std::vector<std::remove_const_t<decltype(wv)>>{wv}).ok));
+  // fp32 (tf32 tiles, 32-element boxes): a tap's 64 channels are 2 boxes, so a tile's 256 rows are 4
+  // taps of 2 boxes each (3 tiles, 75% real), not 8 taps of 32 channels (6 tiles, 37.5%, which the
+  // launch refused as mostly padding: regression, the fp32 3x3 C64 layer ran on half-empty 128x128 tiles).
+  const auto pf = tg::tma_gemm::plan_class<256, 64, true, tg::tma_gemm::halo_kind::none, BK32>(wv);
+  ASSERT_TRUE(pf.ok) << pf.why;
+  EXPECT_EQ(pf.m.count, 3);
+  EXPECT_EQ(pf.a.boxes, 8);
+  EXPECT_EQ(pf.a.along, 2);
+  EXPECT_GE(pf.a.step_digit, 0);
+  EXPECT_EQ(pf.a.stacked, 2) << "a 4-d x has a free axis: each tap's 2 boxes one stacked load";
+  check_plan<256, 64, BK32>(transposed_views<decltype(wv)>(wv), pf);
+  EXPECT_TRUE((tg::tma_gemm::plan_views<256, 64, true, tg::tma_gemm::halo_kind::none, BK32>(std::vector<std::remove_const_t<decltype(wv)>>{wv}).ok));
   // Untransposed, dW's 128 columns are 2 taps of 64 channels likewise.
   const auto pu = tg::tma_gemm::plan_class<128, 128>(wv);
   ASSERT_TRUE(pu.ok) << pu.why;

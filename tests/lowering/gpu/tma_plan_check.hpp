@@ -96,29 +96,31 @@ std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, inde
     x[a] = ob.base[a] + ob.step[0][0][a] * static_cast<int>(g);
     for (int p = 0; p < 4; ++p) x[a] += ob.step[1][p][a] * rows[p] + ob.step[2][p][a] * ks[p];
   }
-  // A stacked operand is one load of all its boxes, box i's [k][BK] rows after box i-1's (stacked_boxes.hpp).
-  const int loads = ob.stack_shift > 0 ? 1 : ob.boxes;
+  // A stacked load brings `stacked` boxes, box i's [k][BK] rows after box i-1's (stacked_boxes.hpp);
+  // load i is at its step's corner (boxes.hpp: corner_of_box), `along` loads a step.
+  const int loads = ob.boxes / ob.stacked, along = ob.stacked > 1 ? 1 : ob.along;
+  EXPECT_EQ(ob.boxes % ob.stacked, 0);
   EXPECT_EQ(ob.box.elements() * loads, R * BK);
   for (int i = 0; i < loads; ++i) {
-    expect_aligned_corner(x, BK);
     int at[tg::boxes::max_rank];
-    std::copy(x, x + tg::boxes::max_rank, at);
+    tg::boxes::corner_of_box(x, ob.box_step, along, BK, i, at);
+    expect_aligned_corner(at, BK);
     if (ob.stack_shift > 0) {
-      EXPECT_EQ(x[0] % BK, 0) << "a stacked box's corner off a 128-byte row";
+      EXPECT_EQ(at[0] % BK, 0) << "a stacked box's corner off a 128-byte row";
       tg::boxes::stacked_corner(at, ob.box.rank, ob.stack_shift);
     }
     for (int l = 0; l < ob.box.elements(); ++l) {
       const float val = tma_element(ob.box, v.data, at, l);
-      const int r = ob.mn_major ? (i + l / (BK * BK)) * BK + l % BK : l / BK, k = ob.mn_major ? l / BK % BK : l % BK;
+      const int r = ob.mn_major ? (i * ob.stacked + l / (BK * BK)) * BK + l % BK : l / BK, k = ob.mn_major ? l / BK % BK : l % BK;
       t[static_cast<std::size_t>(r) * BK + k] = val;
     }
-    for (int a = 0; a < tg::boxes::max_rank; ++a) x[a] += ob.box_step[a];
   }
   return t;
 }
 
 inline int stepped_plans = 0;  // plans checked whose boxes step along a digit other than the contiguous one
 inline int stacked_plans = 0;  // plans checked with an operand's boxes stacked as one (stacked_boxes.hpp)
+inline int several_a_step_plans = 0;  // plans checked with several boxes at each step of a step digit (boxes.hpp: along)
 inline int halo_plans = 0;     // plans checked whose A is halos
 
 // A halo plan's A tile for tap `tap`, as the halo kernel's wgmma reads it: the halo box the TMA brings
@@ -236,6 +238,7 @@ void check_plan(const Views& v, const tg::tma_gemm::class_plan& p) {
   }
   stepped_plans += p.a.step_digit >= 0 || p.b.step_digit >= 0;
   stacked_plans += p.a.stack_shift > 0 || p.b.stack_shift > 0;
+  several_a_step_plans += (p.a.step_digit >= 0 && p.a.along > 1) || (p.b.step_digit >= 0 && p.b.along > 1);
   halo_plans += p.halo.on;
   k_halo_plans += p.k_halo.on;
   const index_t G = p.groups;

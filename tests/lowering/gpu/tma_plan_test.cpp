@@ -48,7 +48,8 @@ TEST(TmaPlan, OneChannelPerGroup) {
 // refuses the others), and backward data on a copy of w with its output channels innermost
 // (rows_last_of) gets plans of every col2im class.
 TEST(TmaPlan, Tf32ChannelsLast) {
-  const int plans = tf32_plans, halos = tf32_halo_plans, mn = tf32_mn_plans, copies = tf32_weight_copy_plans, stacked = stacked_plans;
+  const int plans = tf32_plans, halos = tf32_halo_plans, mn = tf32_mn_plans, copies = tf32_weight_copy_plans, stacked = stacked_plans,
+            several = several_a_step_plans;
   check_random<1>(L::nhwgc, 64, true, true);
   check_random<2>(L::nhwgc, 64, true, true);
   check_random<3>(L::nhwgc, 64, true, true);
@@ -57,6 +58,7 @@ TEST(TmaPlan, Tf32ChannelsLast) {
   EXPECT_GT(tf32_mn_plans, mn) << "no tf32 plan with an MN-major operand: the transposers' boxes are not tested here";
   EXPECT_GT(tf32_weight_copy_plans, copies) << "backward data on w with K innermost got no tf32 plan";
   EXPECT_GT(stacked_plans, stacked) << "no tf32 plan stacked its boxes: the backward weight's one load per operand is not tested";
+  EXPECT_GT(several_a_step_plans, several) << "no tf32 plan with several boxes a tap: the 2-box taps of 64 fp32 channels are not tested";
 }
 
 // Channels-first backward weight: dy's and x's output positions are contiguous, so both operands are
