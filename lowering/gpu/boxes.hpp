@@ -183,7 +183,7 @@ struct operand_boxes {
   arch::tma_box box;
   bool mn_major = false;
   int boxes = 1;                          // boxes per stage (MN-major), box i at its corner_of_box
-  int along = 1;                          // boxes along the contiguous digit at each step (step_digit >= 0)
+  int along = 1;                          // boxes along the contiguous digit at each step (step_digit >= 0; a power of two)
   int box_step[max_rank] = {};            // coordinates from one step to the next (along = 1: one box to the next)
   int step_digit = -1;                    // the row digit boxes step along (-1: the contiguous one)
   int stack_shift = 0;                    // > 0: the boxes stacked as one (stacked_boxes.hpp), log2 of bk

@@ -43,7 +43,9 @@ inline void set_operand(operand& o, const boxes::operand_boxes& b, const void* d
   o.map = arch::encode_tma(b.box, data, e, sm90_schedule().l2_promotion_bytes);
   o.rank = b.box.rank;
   o.loads = b.boxes / b.stacked;
-  o.along = b.stacked > 1 ? 1 : b.along;  // a stacked load brings its step's boxes at once
+  const int along = b.stacked > 1 ? 1 : b.along;  // a stacked load brings its step's boxes at once
+  o.along_shift = 0;
+  while ((1 << o.along_shift) < along) ++o.along_shift;
   o.stacked = b.stacked;
   o.stack_shift = b.stack_shift;
   for (int x = 0; x < rank; ++x) o.base[x] = b.base[x], o.box_step[x] = b.box_step[x];
@@ -169,9 +171,10 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   if constexpr (!P::lean_consumers && pow2_rows<P> && P::BN % c_box_cols == 0 && sizeof(E) == 2) {  // C as TMA store boxes where every class's is
     a.c_tma = a.c_vectors && sm90_schedule().tma_store;
     c_store st[C];
-    for (index_t t = 0; a.c_tma && t < batch.count(); ++t)
+    const index_t n = batch.count() < C ? batch.count() : C;  // (checked above; GCC's -Wstringop-overflow cannot see it)
+    for (index_t t = 0; a.c_tma && t < n; ++t)
       if (plans[t].ok && !(st[t] = plan_c_store(plans[t], P::BN, static_cast<int>(sizeof(E)))).ok) a.c_tma = false, c_why = st[t].why;
-    for (index_t t = 0; a.c_tma && t < batch.count(); ++t)
+    for (index_t t = 0; a.c_tma && t < n; ++t)
       if (plans[t].ok) set_c_boxes(a.cls[t].cb, st[t], v0.c.data, te);
   }
   why = "tma_gemm " + std::to_string(P::BM) + "x" + std::to_string(P::BN) + "x" + std::to_string(P::BK) + ", " + std::to_string(P::stages) +
