@@ -220,7 +220,7 @@ struct schedule {
   bool tf32_channels_first = true;  // ... and channels-first ones they read K-major as they are (backward weight, 1x1 layers), without feature-last copies: 6.3-6.6x faster on the two measured (section 39)
   bool tf32_transpose = true;    // fp32 GEMMs with both operands MN-major (backward weight channels-last) on tiles whose transposers make the stages K-major (mn_tf32_tile)
   bool tf32_consumers_transpose = true;  // ... the consumer warpgroups transposing each k-tile while their previous batch runs (else warps 1-3 of the producer warpgroup)
-  int tf32_consumers_transpose_columns = 128;  // ... on tiles this wide or wider: 12-20% faster on 256x128 and 128x128, 1-7% slower on 256x64 (section 42; likely its 2-stage ring and uneven shares, 3 blocks a thread in one warpgroup, 2 in the other)
+  int tf32_consumers_transpose_columns = 128;  // ... on tiles this wide or wider: 12-20% faster on 256x128 and 128x128 (section 42), 3-6% slower on 256x64 (section 43: 3x3 C64, U-Net; likely its 2-stage ring and uneven shares, 3 blocks a thread in one warpgroup, 2 in the other)
   bool staged_sliding = true;    // depthwise backward weight on TMA-staged tiles (staged_sliding.hpp) where it plans
   int staged_blocks = 2;         // ... blocks of it per multiprocessor (1 or 2: each then half the stages and warps; 2: 0-15% faster, section 29)
   int staged_rows = 2;           // ... rows a warp walks at once (1 or 2; 2: 7-23% faster, section 29)
