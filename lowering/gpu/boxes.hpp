@@ -282,19 +282,35 @@ inline operand_boxes boxes_of(const view_axes& ax, const view_digits& d, const e
   return r;
 }
 
-// Box i's corner from the tile's (x: the first box's), as the producer and the host tests load it:
-// the step digit's box_step per `along` boxes, bk along the contiguous axis within them.
-TG_HD inline void corner_of_box(const int (&x)[max_rank], const int (&box_step)[max_rank], int along, int bk, int i, int (&at)[max_rank]) {
-  for (int a = 0; a < max_rank; ++a) at[a] = x[a] + (i / along) * box_step[a];
-  at[0] += (i % along) * bk;
+TG_HD constexpr int ceil_log2(int x) {
+  int l = 0;
+  while ((1 << l) < x) ++l;
+  return l;
+}
+
+// How an operand's boxes are loaded (the kernel's operand holds it; the host tests emulate it):
+// `loads` TMA loads a stage of `stacked` boxes each (stacked_boxes.hpp), 1 << along_shift loads at
+// each step (a stacked load brings its step's boxes at once).
+struct box_loads {
+  int loads = 1, along_shift = 0, stacked = 1;
+};
+inline box_loads loads_of(const operand_boxes& o) { return {o.boxes / o.stacked, ceil_log2(o.stacked > 1 ? 1 : o.along), o.stacked}; }
+
+// Load i's corner from the tile's (x: the first box's), as the producer and the host tests load it:
+// the step digit's box_step per 1 << along_shift loads, bk along the contiguous axis within them.
+// Made from x for every load (the producer keeps x for its odometer: a walked corner or a second copy
+// cost its warpgroup's 56 registers a spill).
+TG_HD inline void corner_of_box(const int (&x)[max_rank], const int (&box_step)[max_rank], int along_shift, int bk, int i, int (&at)[max_rank]) {
+  const int step = i >> along_shift;
+  TG_UNROLL for (int a = 0; a < max_rank; ++a) at[a] = x[a] + step * box_step[a];
+  at[0] += (i - (step << along_shift)) * bk;
 }
 
 // Calls f(e) for every set of pow2 extents over `count` digits whose product is `tile` (a power of two),
 // the faster digits' shares growing first.
 template <class F>
 bool each_extents(int count, int tile, F f) {
-  int log = 0;
-  while ((1 << log) < tile) ++log;
+  const int log = ceil_log2(tile);
   if ((1 << log) != tile || count < 1) return false;
   extents e;
   auto visit = [&](auto&& self, int p, int left) -> void {

@@ -19,8 +19,7 @@ inline bool stack_boxes(operand_boxes& o, const view_digits& d, const extents& e
   const int n = o.step_digit >= 0 ? o.along : o.boxes;
   if (!o.ok || !o.mn_major || n < 2 || o.box.rank >= max_rank) return false;
   if (o.box.length[0] % bk != 0 || o.box.box[0] != bk || !corners_on(o, d, ext_rows, ext_k, bk)) return false;
-  int shift = 0;
-  while ((1 << shift) < bk) ++shift;
+  const int shift = ceil_log2(bk);
   if ((1 << shift) != bk) return false;
   const int a = o.box.rank++;
   o.box.length[a] = o.box.length[0] / bk, o.box.stride[a] = bk;

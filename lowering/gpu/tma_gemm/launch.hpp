@@ -42,11 +42,7 @@ bool kernel_runs_here() {
 inline void set_operand(operand& o, const boxes::operand_boxes& b, const void* data, arch::tma_elem e) {
   o.map = arch::encode_tma(b.box, data, e, sm90_schedule().l2_promotion_bytes);
   o.rank = b.box.rank;
-  o.loads = b.boxes / b.stacked;
-  const int along = b.stacked > 1 ? 1 : b.along;  // a stacked load brings its step's boxes at once
-  o.along_shift = 0;
-  while ((1 << o.along_shift) < along) ++o.along_shift;
-  o.stacked = b.stacked;
+  o.load = boxes::loads_of(b);
   o.stack_shift = b.stack_shift;
   for (int x = 0; x < rank; ++x) o.base[x] = b.base[x], o.box_step[x] = b.box_step[x];
   std::memcpy(o.step, b.step, sizeof(o.step));

@@ -14,9 +14,8 @@ constexpr int rank = boxes::max_rank;
 
 struct operand {
   arch::tensor_map map;          // 64-byte aligned (CUtensorMap is)
-  int rank = 0, loads = 1;       // TMA loads per stage (MN-major tiles of more than one box)
-  int along_shift = 0;           // log2 of the loads at each step (box_step apart), bk apart on the contiguous axis
-  int stacked = 1;               // boxes per load
+  int rank = 0;
+  boxes::box_loads load;         // TMA loads per stage (MN-major tiles of more than one box), boxes per load
   int stack_shift = 0;           // > 0: each load is stacked boxes (stacked_boxes.hpp)
   int base[tma_gemm::rank] = {};
   int box_step[tma_gemm::rank] = {};

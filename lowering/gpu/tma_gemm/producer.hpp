@@ -19,25 +19,20 @@ __device__ inline void box_corner(const operand& o, long long g, const int (&row
   }
 }
 
-// Load i at the corner of step i / along plus (i mod along) x bk on the contiguous axis (boxes.hpp:
-// corner_of_box; along a power of two), each made from the tile's corner x, which the caller keeps
-// for its odometer anyway: a walked corner, or a second one for the stacked transform, cost the
-// producer warpgroup's 56 registers a spill (the 16-bit resident halo kernel's B); a stacked load
-// brings `stacked` boxes, each BK k x BK rows, one load a step.
+// Load i at boxes::corner_of_box of the tile's corner x (the rule the host plan tests emulate); a
+// stacked load brings `stacked` boxes, each BK k x BK rows.
 template <int R, class E, class P>
 __device__ inline void load_boxes(const operand& o, E* dst, std::uint64_t* full, const int (&x)[rank]) {
   constexpr int box_elems = P::BK * P::BK;  // an MN-major box: BK k x BK rows (one 128-byte row each)
   constexpr int most = (P::BM > P::BN ? P::BM : P::BN) / P::BK;
   TG_UNROLL for (int i = 0; i < most; ++i) {
-    if (i >= o.loads) break;
-    const int step = i >> o.along_shift;
+    if (i >= o.load.loads) break;
     int at[rank];
-    TG_UNROLL for (int a = 0; a < rank; ++a) at[a] = x[a] + step * o.box_step[a];
-    at[0] += (i - (step << o.along_shift)) * P::BK;
+    boxes::corner_of_box(x, o.box_step, o.load.along_shift, P::BK, i, at);
     if constexpr (R >= 2) {  // (a stacked map has its split axes: rank 2 at least)
       if (o.stack_shift > 0) boxes::stacked_corner(at, R, o.stack_shift);
     }
-    arch::tma_load_rank<R>(dst + i * o.stacked * box_elems, &o.map, full, at);
+    arch::tma_load_rank<R>(dst + i * o.load.stacked * box_elems, &o.map, full, at);
   }
 }
 // An operand's boxes of one k-tile, the map's rank switched on once for all of them.

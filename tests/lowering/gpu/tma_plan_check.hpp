@@ -96,14 +96,14 @@ std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, inde
     x[a] = ob.base[a] + ob.step[0][0][a] * static_cast<int>(g);
     for (int p = 0; p < 4; ++p) x[a] += ob.step[1][p][a] * rows[p] + ob.step[2][p][a] * ks[p];
   }
-  // A stacked load brings `stacked` boxes, box i's [k][BK] rows after box i-1's (stacked_boxes.hpp);
-  // load i is at its step's corner (boxes.hpp: corner_of_box), `along` loads a step.
-  const int loads = ob.boxes / ob.stacked, along = ob.stacked > 1 ? 1 : ob.along;
+  // The kernel's loads (boxes.hpp: loads_of, corner_of_box): a stacked load brings `stacked` boxes,
+  // box i's [k][BK] rows after box i-1's (stacked_boxes.hpp).
+  const tg::boxes::box_loads ld = tg::boxes::loads_of(ob);
   EXPECT_EQ(ob.boxes % ob.stacked, 0);
-  EXPECT_EQ(ob.box.elements() * loads, R * BK);
-  for (int i = 0; i < loads; ++i) {
+  EXPECT_EQ(ob.box.elements() * ld.loads, R * BK);
+  for (int i = 0; i < ld.loads; ++i) {
     int at[tg::boxes::max_rank];
-    tg::boxes::corner_of_box(x, ob.box_step, along, BK, i, at);
+    tg::boxes::corner_of_box(x, ob.box_step, ld.along_shift, BK, i, at);
     expect_aligned_corner(at, BK);
     if (ob.stack_shift > 0) {
       EXPECT_EQ(at[0] % BK, 0) << "a stacked box's corner off a 128-byte row";
@@ -111,7 +111,7 @@ std::vector<float> fetch(const tg::boxes::operand_boxes& ob, const View& v, inde
     }
     for (int l = 0; l < ob.box.elements(); ++l) {
       const float val = tma_element(ob.box, v.data, at, l);
-      const int r = ob.mn_major ? (i * ob.stacked + l / (BK * BK)) * BK + l % BK : l / BK, k = ob.mn_major ? l / BK % BK : l % BK;
+      const int r = ob.mn_major ? (i * ld.stacked + l / (BK * BK)) * BK + l % BK : l / BK, k = ob.mn_major ? l / BK % BK : l % BK;
       t[static_cast<std::size_t>(r) * BK + k] = val;
     }
   }
