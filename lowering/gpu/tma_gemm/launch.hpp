@@ -125,7 +125,8 @@ bool launch_plans(gpu_backend& be, const Batch& batch, const std::vector<V>& vs,
   a.c_vectors = true;
   a.release_early = sm90_schedule().release_early;
   a.stage_tx = P::stage_bytes;
-  a.consumers_transpose = P::landing_slots > 0 && sm90_schedule().tf32_consumers_transpose && P::BN >= sm90_schedule().tf32_consumers_transpose_columns;
+  if (P::landing_slots > 0 && plans[0].ok && plans[0].has_k)
+    a.consumers_transpose = consumers_transpose(sm90_schedule(), P::BN, boxes::loads_of(plans[0].a).loads + boxes::loads_of(plans[0].b).loads);
   if constexpr (P::k_halo) {  // A brings the halo's rows, not the tile's
     a.k_halo = plans[0].k_halo;
     a.stage_tx = static_cast<std::uint32_t>(a.k_halo.rows) * 128u + P::b_bytes;

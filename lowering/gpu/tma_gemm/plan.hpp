@@ -64,7 +64,7 @@ using elem_tile = tile<BM, BN, false, 2, static_cast<int>(sizeof(E))>;
 // TMA's MN-major boxes land in a ring of their own (landing slots of a stage's bytes) and are
 // transposed into K-major stages (tf32_transpose.hpp), which the consumers and the epilogue read as
 // `tile`'s: by the consumer warpgroups themselves, each k-tile while their previous k-tile's batch
-// runs (schedule::tf32_consumers_transpose, on tiles of 128 columns or more), or by the producer
+// runs (consumers_transpose below: on tiles of 128 columns or more, or of few loads a k-tile), or by the producer
 // warpgroup's three idle warps. The landing ring covers the TMA's latency, the stage ring only the
 // hand-over to the consumers: 256x128 holds 2 + 2 (48 KB each), narrower tiles 3 + 3 or 2 + 3. The
 // stages' full barriers wait for the transposers' arrivals (transposer_arrivals) instead of the TMA's
@@ -220,7 +220,8 @@ struct schedule {
   bool tf32_channels_first = true;  // ... and channels-first ones they read K-major as they are (backward weight, 1x1 layers), without feature-last copies: 6.3-6.6x faster on the two measured (section 39)
   bool tf32_transpose = true;    // fp32 GEMMs with both operands MN-major (backward weight channels-last) on tiles whose transposers make the stages K-major (mn_tf32_tile)
   bool tf32_consumers_transpose = true;  // ... the consumer warpgroups transposing each k-tile while their previous batch runs (else warps 1-3 of the producer warpgroup)
-  int tf32_consumers_transpose_columns = 128;  // ... on tiles this wide or wider: 12-20% faster on 256x128 and 128x128 (section 42), 3-6% slower on 256x64 (section 43: 3x3 C64, U-Net; likely its 2-stage ring and uneven shares, 3 blocks a thread in one warpgroup, 2 in the other)
+  int tf32_consumers_transpose_columns = 128;  // ... on tiles this wide or wider: 12-20% faster on 256x128 and 128x128 (section 42)
+  int tf32_consumers_transpose_loads = 6;  // ... and on narrower ones whose k-tile takes this few TMA loads (stacked boxes): 3x3 C64 on 256x64 (5 loads) 8% faster, the U-Net's (10 loads) 9% slower (section 44)
   bool staged_sliding = true;    // depthwise backward weight on TMA-staged tiles (staged_sliding.hpp) where it plans
   int staged_blocks = 2;         // ... blocks of it per multiprocessor (1 or 2: each then half the stages and warps; 2: 0-15% faster, section 29)
   int staged_rows = 2;           // ... rows a warp walks at once (1 or 2; 2: 7-23% faster, section 29)
@@ -255,6 +256,7 @@ inline const schedule& sm90_schedule() {
     if (const char* t = std::getenv("TG_TMA_TF32_TRANSPOSE")) r.tf32_transpose = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_TF32_CONSUMERS_TRANSPOSE")) r.tf32_consumers_transpose = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_TMA_TF32_CONSUMERS_TRANSPOSE_COLUMNS")) r.tf32_consumers_transpose_columns = std::atoi(t);
+    if (const char* t = std::getenv("TG_TMA_TF32_CONSUMERS_TRANSPOSE_LOADS")) r.tf32_consumers_transpose_loads = std::atoi(t);
     if (const char* t = std::getenv("TG_STAGED_SLIDING")) r.staged_sliding = std::strcmp(t, "0") != 0;
     if (const char* t = std::getenv("TG_STAGED_BLOCKS")) r.staged_blocks = std::atoi(t) == 2 ? 2 : 1;
     if (const char* t = std::getenv("TG_STAGED_ROWS")) r.staged_rows = std::atoi(t) == 2 ? 2 : 1;
@@ -277,6 +279,14 @@ inline const schedule& sm90_schedule() {
     return r;
   }();
   return s;
+}
+
+// Who transposes an MN-major tf32 tile's landed k-tiles (launch_args::consumers_transpose): the
+// consumers on wide tiles, and on narrow ones where a k-tile takes few TMA loads (the transposer warps'
+// work is then the bound: session 41's profile of 3x3 C64, consumers waiting on full stages half the
+// time); the producer warpgroup's warps where many loads keep the producer busy.
+inline bool consumers_transpose(const schedule& sc, int columns, int loads_per_k_tile) {
+  return sc.tf32_consumers_transpose && (columns >= sc.tf32_consumers_transpose_columns || loads_per_k_tile <= sc.tf32_consumers_transpose_loads);
 }
 
 // GEMMs with fewer rows or columns (per group) than this (grouped backward weight with K/G = 8, where a
